@@ -1,0 +1,45 @@
+# Tower Companion: `make run` starts the app, `make test` passes every check.
+# Both set up .venv in this repository first (and the system packages, when run as root).
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+# Offscreen Kivy and no ~/.kivy for everything make runs on behalf of tests.
+export KIVY_NO_ARGS := 1
+
+.PHONY: all setup run test lint typecheck pytest parts deploy-check bench screenshots clean
+
+all: test
+
+setup: $(STAMP)
+
+# Re-installs when the dependencies or the system package list change.
+$(STAMP): pyproject.toml system-packages.txt scripts/system-packages.sh
+	bash scripts/system-packages.sh
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m companion app
+
+test: lint typecheck pytest parts deploy-check
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy companion
+
+pytest: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache hardware/stl hardware/previews out
