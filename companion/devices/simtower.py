@@ -138,6 +138,8 @@ class SimulatedTower:
         self._drops = 0
         self._landings = 0
         self._pending_stray = False
+        self._camera_connected = True
+        self._sensor_connected = True
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
 
@@ -155,6 +157,24 @@ class SimulatedTower:
     def tray(self) -> Counts:
         """Cubes lying in the tray now: the last drop's landing plus any strays since."""
         return self._tray
+
+    @property
+    def camera_connected(self) -> bool:
+        """False between a CAMERA_LOST fault and the next CAMERA_BACK."""
+        return self._camera_connected
+
+    @property
+    def sensor_connected(self) -> bool:
+        """False between a SENSOR_LOST fault and the next SENSOR_BACK."""
+        return self._sensor_connected
+
+    def inject(self, kind: FaultKind) -> None:
+        """Act out a device fault now (scripted faults come from the FaultPlan)."""
+        if kind in (FaultKind.CAMERA_LOST, FaultKind.CAMERA_BACK):
+            self._camera_connected = kind is FaultKind.CAMERA_BACK
+        else:
+            self._sensor_connected = kind is FaultKind.SENSOR_BACK
+        self._tell(FaultEvent(kind=kind, drop=self._drops + 1))
 
     @property
     def drops(self) -> int:
@@ -196,7 +216,7 @@ class SimulatedTower:
             ) from None
         number = self._drops + 1
         for kind in self.faults.device.get(number, ()):
-            self._tell(FaultEvent(kind=kind, drop=number))
+            self.inject(kind)
         if number in self.faults.bump_before:
             self._bump(number - 1)
         self._drops = number
