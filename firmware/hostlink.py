@@ -1,0 +1,33 @@
+"""Lines from the host over a stream (USB CDC on the board, a pty on the unix port), without blocking."""
+
+import select
+
+import cubeproto as P
+
+
+class LineIn:
+    """Collects bytes from `stream` (with a binary `.read(1)`) into lines; `poll()` never waits."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.poller = select.poll()
+        self.poller.register(stream, select.POLLIN)
+        self.buf = bytearray()
+        self.closed = False
+
+    def poll(self):
+        """The next complete line (bytes, newline stripped) if one has arrived, else None."""
+        while self.poller.poll(0):
+            byte = self.stream.read(1)
+            if not byte:
+                # End of file: the host side of the link went away (only happens off the board).
+                self.closed = True
+                return None
+            if byte == b"\n":
+                line = bytes(self.buf)
+                self.buf = bytearray()
+                return line
+            if len(self.buf) >= P.MAX_LINE:
+                self.buf = bytearray()  # no frame is this long: drop it, resync at the next newline
+            self.buf.extend(byte)
+        return None
