@@ -1,0 +1,527 @@
+"""Players' turns: the seven actions, the gold and VP alternatives, passing (sections 3.1, 5)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from companion.core.components import (
+    COMMODITIES_PER_GOOD,
+    COMPLETION_VP,
+    DISCOVERY_VP,
+    GOODS,
+    NEUTRAL_TILES,
+    PRODUCTION_COSTS,
+    PRODUCTION_PER_GOOD_AND_COST,
+    SHIPS_TOKEN_AP,
+    TRACK_END_GOLD,
+    TRADING_POSTS_PER_PLAYER,
+    TREASURE_CHESTS,
+    VILLAGE_TILES_PER_PLAYER,
+    ProgressKind,
+    TileKind,
+    completion_factor,
+)
+from companion.core.cubes import COLOURS, Colour
+from companion.core.draft import Draft
+from companion.core.errors import MissingBoxDataError, RuleError
+from companion.core.events import (
+    ACTION_COLOUR,
+    AdvanceOrder,
+    Build,
+    BuyProduction,
+    LoadCannons,
+    MoveShips,
+    Pass,
+    Plan,
+    Progress,
+    TakeGold,
+    TakeVictoryPoints,
+    TurnEvent,
+)
+from companion.core.flow import end_phase
+from companion.core.state import Category, GameState, Island, OwnedToken, Player
+
+
+def check_turn(state: GameState, player: int) -> Player:
+    """The acting player, if it is their turn; otherwise the rule of player order is broken."""
+    if player >= len(state.players):
+        raise RuleError(
+            "2.3 players", f"there is no player {player} in a {len(state.players)}-player game"
+        )
+    current = state.current_player
+    if current is None:
+        raise RuleError("3 game flow", f"no player's turn now (waiting for {state.stage})")
+    if current != player:
+        raise RuleError(
+            "3.2 player order",
+            f"it is {state.players[current].name}'s turn, not {state.players[player].name}'s",
+        )
+    return state.players[player]
+
+
+def token_bonus(player: Player, colour: Colour) -> int:
+    """AP from progress tokens for an action: +2 per one-action token, +1 per two-action token."""
+    bonus = 0
+    for token in player.tokens:
+        if colour in token.actions:
+            bonus += 2 if token.kind is ProgressKind.EXTRA_AP_ONE else 1
+    return bonus
+
+
+def special_space_colour(state: GameState, player: Player) -> Colour | None:
+    """The colour of the special-track space under the player's disc; None if the box lacks it."""
+    track = state.box.special_track
+    if track is None:
+        return None
+    return track[player.track].colour
+
+
+def on_last_space(state: GameState, player: Player) -> bool:
+    """True when the player's disc is on the special track's last space (box data needed)."""
+    track = state.box.special_track
+    return track is not None and player.track == len(track) - 1
+
+
+def action_ap(state: GameState, player: Player, colour: Colour, special: bool) -> int:
+    """AP for one action before gold: phase AP plus token bonuses; refuses an unavailable action."""
+    space = state.action_space
+    white = COLOURS.index(Colour.WHITE)
+    if special:
+        if colour is Colour.WHITE:
+            raise RuleError(
+                "5.7 special action", "a special action performs another colour's action"
+            )
+        if state.options.white_needs_white_cubes and space[white] == 0:
+            raise RuleError(
+                "5.7 special action (A2)", "a special action needs white cubes in the action space"
+            )
+        if player.track == 0:
+            raise RuleError(
+                "5.7 special action", f"{player.name}'s disc is still on the white start space"
+            )
+        under = special_space_colour(state, player)
+        any_colour = state.options.last_space_any_colour and on_last_space(state, player)
+        if under is not None and under is not colour and not any_colour:
+            raise RuleError(
+                "5.7 special action",
+                f"{player.name}'s disc is on a {under.value} space, so the special action is {under.value}",
+            )
+        bonus = token_bonus(player, colour) if state.options.special_action_token_bonus else 0
+        return state.phase_ap + bonus
+    index = colour.position
+    present = space[index] > 0
+    if not present and player.owns(ProgressKind.GREEN_RED):
+        swap = {Colour.RED: Colour.GREEN, Colour.GREEN: Colour.RED}.get(colour)
+        present = swap is not None and space[swap.position] > 0
+    if not present:
+        raise RuleError(
+            "3 available actions",
+            f"no {colour.value} cube is in the action space, so {colour.value} is not available",
+        )
+    return state.phase_ap + token_bonus(player, colour)
+
+
+def check_gold_use(d: Draft, gold: int, cost: int, base_ap: int) -> None:
+    """Refuse an action costing more AP than available, or (A10) gold spent on unusable AP."""
+    if cost > base_ap + gold:
+        raise RuleError(
+            "3.1 action points",
+            f"this needs {cost} AP but only {base_ap} + {gold} gold = {base_ap + gold} are available",
+        )
+    if d.base.options.refuse_wasted_gold and gold > max(0, cost - base_ap):
+        raise RuleError(
+            "A10 gold for AP",
+            f"only {max(0, cost - base_ap)} gold is needed for {cost} AP; "
+            "do not spend gold on AP that cannot be used",
+        )
+
+
+def _use_token(d: Draft, index: int, kind: ProgressKind, once: bool, what: str) -> None:
+    """Check the player has an unused token of this kind; turn it over if it is once-only."""
+    player = d.players[index]
+    if (player.unused(kind) if once else player.owns(kind)) == 0:
+        raise RuleError("9 progress tokens", f"{player.name} has no unused {what} token")
+    if once:
+        tokens = list(player.tokens)
+        for i, token in enumerate(tokens):
+            if token.kind is kind and not token.used:
+                tokens[i] = OwnedToken(token.kind, token.actions, True)
+                break
+        d.update(index, tokens=tuple(tokens))
+
+
+def complete_island(d: Draft, number: int, completer: int) -> None:
+    """Island completion (6): +3 VP, the chest if big, and every owner of posts scores T(n) x marker."""
+    islands = list(d.get("islands"))
+    at = next(i for i, island in enumerate(islands) if island.number == number)
+    island = islands[at]
+    islands[at] = Island(island.number, island.big, island.posts, True)
+    d.set(islands=tuple(islands))
+    d.add_vp(completer, Category.COMPLETION, COMPLETION_VP)
+    if island.big:
+        d.update(completer, chests=d.players[completer].chests + 1)
+        d.set(chests_left=d.get("chests_left") - 1)
+    marker = d.base.time_marker
+    for index, posts in enumerate(island.posts):
+        if posts:
+            d.add_vp(index, Category.COMPLETION_POSTS, completion_factor(posts) * marker)
+
+
+def _open_island(d: Draft, number: int) -> Island:
+    island = d.view().island(number) if "islands" in d.changes else d.base.island(number)
+    if island is None:
+        raise RuleError(
+            "5.5 build", f"island {number} has no trading post yet, so nobody can build there"
+        )
+    if island.completed:
+        raise RuleError("6 island completion", f"island {number} is already complete")
+    return island
+
+
+def _track_move(steps: int | None, ap: int, position: int, end: int, what: str) -> tuple[int, bool]:
+    """Spaces moved on a track and whether the 2-gold compensation applies (3.3)."""
+    room = end - position
+    moved = min(ap, room) if steps is None else steps
+    if moved > ap:
+        raise RuleError("3.1 action points", f"{moved} spaces need {moved} AP, only {ap} available")
+    if moved > room:
+        raise RuleError(
+            f"3.3 end of the {what}", f"only {room} more space(s) to the end of the {what}"
+        )
+    compensation = position + moved == end and ap > moved
+    return moved, compensation
+
+
+def move_ships(d: Draft, event: MoveShips, ap: int) -> int:
+    """Blue (5.1): returns the AP the action costs. Posts, discovery and completion included."""
+    index = event.player
+    options = d.base.options
+    ship_ap = ap
+    if event.use_ships_token:
+        _use_token(d, index, ProgressKind.SHIPS_PLUS_8, options.ships_token_once, "ships +8")
+        ship_ap += SHIPS_TOKEN_AP
+    if max(event.steps) > ship_ap:
+        raise RuleError("5.1 move ships", f"a ship can move at most {ship_ap} spaces this phase")
+    d.update(index, ships_placed=True)
+    ships = [p.ship for p in event.posts]
+    if len(set(ships)) != len(ships):
+        raise RuleError(
+            "5.1 move ships", "each ship establishes at most one trading post per action"
+        )
+    player = d.players[index]
+    if player.posts_placed + len(ships) > TRADING_POSTS_PER_PLAYER:
+        raise RuleError("5.1 trading posts", f"{player.name} has no trading posts left")
+    for placement in event.posts:
+        if event.steps[placement.ship] == 0 and not options.stationary_ship_places_post:
+            raise RuleError(
+                "5.1 move ships (A7)", "a ship must end a movement to establish a trading post"
+            )
+        islands = list(d.get("islands"))
+        at = next((i for i, isl in enumerate(islands) if isl.number == placement.island), None)
+        if at is None:
+            if placement.big is None:
+                raise RuleError(
+                    "2.1 islands",
+                    f"island {placement.island} is new: say whether it is big (20+ land spaces)",
+                )
+            if placement.big and sum(1 for isl in islands if isl.big) >= TREASURE_CHESTS:
+                raise RuleError(
+                    "2.1 islands", "there are only 5 treasure chests, so at most 5 big islands"
+                )
+            island = Island(placement.island, placement.big, (0,) * len(d.players))
+            islands.append(island)
+            islands.sort(key=lambda isl: isl.number)
+            at = islands.index(island)
+        island = islands[at]
+        if placement.big is not None and placement.big != island.big:
+            raise RuleError(
+                "2.1 islands",
+                f"island {island.number} was named {'big' if island.big else 'small'} before",
+            )
+        if island.completed:
+            raise RuleError("6 island completion", f"island {island.number} is already complete")
+        discovered = sum(island.posts) > 0
+        posts = list(island.posts)
+        posts[index] += 1
+        islands[at] = Island(island.number, island.big, tuple(posts))
+        d.set(islands=tuple(islands))
+        player = d.update(index, posts_placed=d.players[index].posts_placed + 1)
+        if not discovered:
+            d.add_vp(index, Category.DISCOVERY, DISCOVERY_VP)
+        post_gold = player.owns(ProgressKind.POST_GOLD)
+        if post_gold:
+            d.gain_gold(index, post_gold)
+        if placement.completes:
+            complete_island(d, island.number, index)
+    return max(event.steps)
+
+
+def load_cannons(d: Draft, event: LoadCannons, ap: int) -> int:
+    """Black (5.2): cannons up to 12; AP lost to the cap earn 2 gold. Returns AP used."""
+    player = d.players[event.player]
+    moved, compensation = _track_move(event.steps, ap, player.cannons, 12, "cannon track")
+    d.update(event.player, cannons=player.cannons + moved)
+    if compensation:
+        d.gain_gold(event.player, TRACK_END_GOLD)
+    return moved
+
+
+def plan(d: Draft, event: Plan) -> int:
+    """Red (5.3): village tiles 1 AP each, neutral tiles AP = size, one neutral (two with token)."""
+    index = event.player
+    player = d.players[index]
+    limit = 2 if player.owns(ProgressKind.DOUBLE_PLAN) else 1
+    if len(event.neutrals) > limit:
+        raise RuleError(
+            "5.3 plan", f"{player.name} may take only {limit} neutral tile(s) per phase"
+        )
+    if player.villages_planned + len(event.villages) > VILLAGE_TILES_PER_PLAYER:
+        raise RuleError(
+            "5.3 plan",
+            f"{player.name} has only {VILLAGE_TILES_PER_PLAYER - player.villages_planned} village tiles left",
+        )
+    taken = list(d.get("neutrals_taken"))
+    for size in event.neutrals:
+        taken[size - 1] += 1
+        known = d.base.box.tile_value(False, size)
+        if d.base.box.neutral_tiles is not None and (
+            known is None or taken[size - 1] > known.count
+        ):
+            raise RuleError("5.3 plan", f"no neutral tile of size {size} is left in the supply")
+    if sum(taken) > NEUTRAL_TILES:
+        raise RuleError("5.3 plan", "no neutral tiles are left in the supply")
+    supply = list(player.supply)
+    supply += [(TileKind.VILLAGE.value, s) for s in event.villages]
+    supply += [(TileKind.NEUTRAL.value, s) for s in event.neutrals]
+    d.set(neutrals_taken=tuple(taken))
+    d.update(
+        index,
+        supply=tuple(sorted(supply)),
+        villages_planned=player.villages_planned + len(event.villages),
+    )
+    return len(event.villages) + sum(event.neutrals)
+
+
+def _token_taken_so_far(
+    state_players: list[Player], kind: ProgressKind, actions: tuple[Colour, ...]
+) -> int:
+    key = tuple(sorted(actions, key=lambda c: c.position))
+    return sum(
+        1
+        for p in state_players
+        for t in p.tokens
+        if t.kind is kind and tuple(sorted(t.actions, key=lambda c: c.position)) == key
+    )
+
+
+def progress(d: Draft, event: Progress, ap: int) -> int:
+    """Brown (5.4): the disc moves; one progress token per VP space reached or passed."""
+    index = event.player
+    track = d.base.box.progress_track
+    if track is None:
+        raise MissingBoxDataError(
+            "5.4 progress",
+            "the progress track's layout is unknown: enter progress_track once from your box (docs/box-data.md)",
+        )
+    player = d.players[index]
+    moved, compensation = _track_move(
+        event.steps, ap, player.progress, len(track) - 1, "progress track"
+    )
+    due = sum(1 for vp in track[player.progress + 1 : player.progress + moved + 1] if vp > 0)
+    left, right = d.get("progress_left"), d.get("progress_right")
+    must = min(due, left + right)  # A9: an empty display gives no token, the steps still count
+    if len(event.tokens) != must:
+        raise RuleError(
+            "5.4 progress",
+            f"moving {moved} spaces passes {due} VP space(s): take exactly {must} progress token(s)",
+        )
+    tokens = list(player.tokens)
+    for taken in event.tokens:
+        wanted = {ProgressKind.EXTRA_AP_ONE: 1, ProgressKind.EXTRA_AP_TWO: 2}.get(taken.token, 0)
+        if len(taken.actions) != wanted or len(set(taken.actions)) != wanted:
+            raise RuleError(
+                "9 progress tokens", f"a {taken.token.value} token shows {wanted} action(s)"
+            )
+        if taken.half == "left":
+            left -= 1
+        else:
+            right -= 1
+        if left < 0 or right < 0:
+            raise RuleError(
+                "7.2 progress display", f"the {taken.half} half of the progress display is empty"
+            )
+        in_box = d.base.box.token_count(taken.token, taken.actions)
+        if in_box is not None:
+            so_far = _token_taken_so_far(d.players, taken.token, taken.actions)
+            so_far += _token_taken_so_far(
+                [Player("", 0, tokens=tuple(tokens[len(player.tokens) :]))],
+                taken.token,
+                taken.actions,
+            )
+            if so_far + 1 > in_box:
+                raise RuleError(
+                    "9 progress tokens",
+                    f"the box has only {in_box} {taken.token.value} token(s) {taken.actions or ''}".rstrip(),
+                )
+        tokens.append(OwnedToken(taken.token, taken.actions))
+    d.set(progress_left=left, progress_right=right)
+    d.update(index, progress=player.progress + moved, tokens=tuple(tokens))
+    if compensation:
+        d.gain_gold(index, TRACK_END_GOLD)
+    return moved
+
+
+def build(d: Draft, event: Build) -> int:
+    """Green (5.5): tiles from the personal supply on islands with the player's post; scoring."""
+    index = event.player
+    supply = Counter(d.players[index].supply)
+    commodities_left = list(d.get("commodities_left"))
+    cost = 0
+    for tile in event.tiles:
+        key = (tile.tile.value, tile.size)
+        if supply[key] == 0:
+            raise RuleError(
+                "5.5 build",
+                f"no {tile.tile.value} tile of size {tile.size} in {d.players[index].name}'s supply: plan it first",
+            )
+        supply[key] -= 1
+        island = _open_island(d, tile.island)
+        if island.posts[index] == 0:
+            raise RuleError(
+                "5.5 build", f"{d.players[index].name} has no trading post on island {tile.island}"
+            )
+        cost += 1 if tile.tile is TileKind.VILLAGE else tile.size
+        vp = tile.vp
+        if vp is None:
+            value = d.base.box.tile_value(tile.tile is TileKind.VILLAGE, tile.size)
+            if value is None:
+                raise MissingBoxDataError(
+                    "5.5 tile values",
+                    f"the VP printed on a {tile.tile.value} tile of size {tile.size} is unknown: "
+                    "give the tile's printed VP with the tile, or enter the tile values once (docs/box-data.md)",
+                )
+            vp = value.big_vp if island.big else value.small_vp
+        d.add_vp(index, Category.TILES, vp)
+        player = d.players[index]
+        owned = list(player.commodities)
+        for good in tile.commodities:
+            g = GOODS.index(good)
+            if commodities_left[g] == 0:
+                raise RuleError(
+                    "5.5 commodities", f"all {COMMODITIES_PER_GOOD} {good.value} tokens are taken"
+                )
+            commodities_left[g] -= 1
+            owned[g] += 1
+        d.update(index, commodities=tuple(owned))
+        if tile.completes:
+            complete_island(d, tile.island, index)
+    d.set(commodities_left=tuple(commodities_left))
+    d.update(index, supply=tuple(sorted(supply.elements())))
+    return cost
+
+
+def buy_production(d: Draft, event: BuyProduction) -> int:
+    """Yellow (5.6): production tokens from the display, each for its printed cost in AP."""
+    index = event.player
+    display = d.get("production_display")
+    if len(event.tokens) > display:
+        raise RuleError("5.6 production", f"only {display} production token(s) are on display")
+    sold = list(d.get("production_sold"))
+    production = list(d.players[index].production)
+    for token in event.tokens:
+        g = GOODS.index(token.good)
+        slot = g * len(PRODUCTION_COSTS) + PRODUCTION_COSTS.index(token.cost)
+        sold[slot] += 1
+        if sold[slot] > PRODUCTION_PER_GOOD_AND_COST[token.cost]:
+            raise RuleError(
+                "5.6 production",
+                f"the box has only {PRODUCTION_PER_GOOD_AND_COST[token.cost]} {token.good.value} tokens costing {token.cost}",
+            )
+        production[g] += 1
+    d.set(production_display=display - len(event.tokens), production_sold=tuple(sold))
+    d.update(index, production=tuple(production))
+    return sum(t.cost for t in event.tokens)
+
+
+def advance_order(d: Draft, event: AdvanceOrder, ap: int) -> int:
+    """White option 1 (5.7): the order disc moves; on an occupied space it goes on top."""
+    index = event.player
+    track = d.base.box.special_track
+    if track is None:
+        raise MissingBoxDataError(
+            "5.7 player order",
+            "the special action track's layout is unknown: enter special_track once from your box (docs/box-data.md)",
+        )
+    if event.special:
+        raise RuleError("5.7 special action", "advancing the order disc is not a special action")
+    player = d.players[index]
+    top = max(p.stamp for p in d.players) + 1
+    if event.use_order_token:
+        if event.steps is not None:
+            raise RuleError(
+                "9 order jump", "with the order-jump token the disc ignores AP: give no steps"
+            )
+        first = min(range(len(d.players)), key=lambda i: (-d.players[i].track, -d.players[i].stamp))
+        if first == index:
+            raise RuleError("9 order jump", f"{player.name} is already first in player order")
+        _use_token(d, index, ProgressKind.ORDER_JUMP, d.base.options.order_jump_once, "order jump")
+        d.update(index, track=d.players[first].track, stamp=top)
+        return 0
+    moved, compensation = _track_move(
+        event.steps, ap, player.track, len(track) - 1, "special action track"
+    )
+    if moved:
+        d.update(index, track=player.track + moved, stamp=top)
+    if compensation:
+        d.gain_gold(index, TRACK_END_GOLD)
+    return moved
+
+
+def take_turn(d: Draft, event: TurnEvent) -> None:
+    """One player's choice for the phase, then the next player (or the phase ends)."""
+    state = d.base
+    check_turn(state, event.player)
+    index = event.player
+    if isinstance(event, Pass):
+        pass
+    elif isinstance(event, TakeGold):
+        divisor = 2 if state.players[index].owns(ProgressKind.GOLD_2_1) else 3
+        d.gain_gold(index, -(-state.cubes_in_action_space // divisor))
+    elif isinstance(event, TakeVictoryPoints):
+        _use_token(d, index, ProgressKind.VP_FOR_CUBES, state.options.vp_token_once, "VP-for-cubes")
+        d.add_vp(index, Category.VP_TOKEN, state.cubes_in_action_space)
+    else:
+        colour = ACTION_COLOUR[type(event)]
+        player = state.players[index]
+        base_ap = action_ap(state, player, colour, event.special)
+        gold = event.gold_spent
+        if gold > player.gold:
+            raise RuleError("3.4 gold", f"{player.name} has {player.gold} gold, not {gold}")
+        # Gold is spent first, so gold gained by the action meets the cap afterwards.
+        d.update(index, gold=player.gold - gold)
+        ap = base_ap + gold
+        if isinstance(event, MoveShips):
+            cost = move_ships(d, event, ap)
+            if event.use_ships_token:
+                cost = max(0, cost - SHIPS_TOKEN_AP)
+        elif isinstance(event, LoadCannons):
+            cost = load_cannons(d, event, ap)
+        elif isinstance(event, Plan):
+            cost = plan(d, event)
+        elif isinstance(event, Progress):
+            cost = progress(d, event, ap)
+        elif isinstance(event, Build):
+            cost = build(d, event)
+        elif isinstance(event, BuyProduction):
+            cost = buy_production(d, event)
+        else:
+            cost = advance_order(d, event, ap)
+        check_gold_use(d, gold, cost, base_ap)
+    turn = state.turn_index + 1
+    if turn < len(state.turn_order):
+        d.set(turn_index=turn)
+    else:
+        end_phase(d)
+
+
+__all__ = ["take_turn"]

@@ -1,0 +1,59 @@
+"""A draft of the next state: changes are collected, then frozen into one new GameState.
+
+The engine never mutates a state: a `Draft` gathers the changed fields and players and builds
+the successor in one go, so an error raised half-way leaves nothing applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from companion.core.components import GOLD_MAX
+from companion.core.state import CATEGORY_INDEX, Category, GameState, Player
+
+
+class Draft:
+    """Pending changes to `base`; `state()` returns the new snapshot."""
+
+    __slots__ = ("base", "changes", "players")
+
+    def __init__(self, base: GameState) -> None:
+        self.base = base
+        self.players: list[Player] = list(base.players)
+        self.changes: dict[str, Any] = {}
+
+    def get(self, name: str) -> Any:
+        """A field of the state as changed so far."""
+        return self.changes[name] if name in self.changes else getattr(self.base, name)
+
+    def set(self, **changes: Any) -> None:
+        """Change fields of the state."""
+        self.changes.update(changes)
+
+    def view(self) -> GameState:
+        """The state as changed so far (a new snapshot; cheap enough for occasional use)."""
+        return replace(self.base, players=tuple(self.players), **self.changes)
+
+    def update(self, index: int, **changes: Any) -> Player:
+        """Change fields of one player; returns the changed player."""
+        player = replace(self.players[index], **changes)
+        self.players[index] = player
+        return player
+
+    def add_vp(self, index: int, category: Category, amount: int) -> None:
+        """Add (or, negative, take) VP in one category of a player's score."""
+        if amount == 0:
+            return
+        vp_by = list(self.players[index].vp_by)
+        vp_by[CATEGORY_INDEX[category]] += amount
+        self.update(index, vp_by=tuple(vp_by))
+
+    def gain_gold(
+        self, index: int, amount: int, overflow: Category = Category.GOLD_OVERFLOW
+    ) -> None:
+        """Add gold up to the cap of 12; every gold beyond becomes 1 VP at once (section 3.4)."""
+        total = self.players[index].gold + amount
+        self.update(index, gold=min(total, GOLD_MAX))
+        if total > GOLD_MAX:
+            self.add_vp(index, overflow, total - GOLD_MAX)

@@ -1,0 +1,82 @@
+"""The game log: who played, with which rule options and box data, and every event in order.
+
+This is the one durable record of a game (docs/game-log.md). `parse_log` reads it from JSON
+text with errors that name the event number; `replay` folds it into states.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from companion.core.box import BoxData
+from companion.core.errors import LogError, RuleError
+from companion.core.events import Event
+from companion.core.options import RuleOptions
+from companion.core.rules import apply, new_game
+from companion.core.state import GameState
+
+LOG_FORMAT = "tower-companion/amerigo-log"
+LOG_VERSION = 1
+"""Bump when an event or a field changes meaning; older versions are upgraded on read."""
+
+
+class GameLog(BaseModel):
+    """A whole game as data: the header (players, options, box) and the events."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format: Literal["tower-companion/amerigo-log"] = LOG_FORMAT
+    version: Literal[1] = LOG_VERSION
+    players: tuple[str, ...] = Field(min_length=2, max_length=4)
+    """Player names in the starting stack, the top (first player) first."""
+    options: RuleOptions = RuleOptions()
+    box: BoxData
+    events: tuple[Event, ...] = ()
+
+    def to_json(self) -> str:
+        """The log as compact JSON text (stable field order)."""
+        return self.model_dump_json()
+
+
+_LOG_ADAPTER: TypeAdapter[GameLog] = TypeAdapter(GameLog)
+
+
+def parse_log(text: str | bytes) -> GameLog:
+    """Read a game log from JSON text; a LogError names the event (1-based) and the problem."""
+    try:
+        return _LOG_ADAPTER.validate_json(text)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        loc = first["loc"]
+        number: int | None = None
+        if len(loc) >= 2 and loc[0] == "events" and isinstance(loc[1], int):
+            number = loc[1] + 1
+            loc = loc[2:]
+            # The discriminated union puts the event kind in the location: drop it.
+            if loc and isinstance(loc[0], str) and not _is_field_of_event(loc[0]):
+                loc = loc[1:]
+        where = ".".join(str(part) for part in loc)
+        message = first["msg"] + (f" at {where}" if where else "")
+        raise LogError(number, message) from None
+
+
+def _is_field_of_event(name: str) -> bool:
+    return name in {"kind", "counts", "player", "value", "token"}
+
+
+def replay(log: GameLog) -> list[GameState]:
+    """Every state of the game: before any event, then after each one (len = events + 1)."""
+    try:
+        state = new_game(log.players, log.options, log.box)
+    except RuleError as error:
+        raise LogError(None, str(error)) from None
+    states = [state]
+    for number, event in enumerate(log.events, start=1):
+        try:
+            state = apply(state, event)
+        except RuleError as error:
+            raise LogError(number, f"{event.kind}: {error}") from None
+        states.append(state)
+    return states
