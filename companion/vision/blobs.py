@@ -1,0 +1,142 @@
+"""Turning labelled foreground into cubes: one connected region per colour, counted by area.
+
+Cubes of one colour that touch form one region; its area divided by one cube's visible area
+(learned at calibration) gives how many it holds, and how far that ratio is from a whole
+number says how sure the count is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.colours import UNKNOWN, Labels, distances2
+from companion.vision.images import FloatImage, Mask
+
+# A region smaller than this share of a cube is an edge fringe or noise, not a cube.
+FRAGMENT = 0.3
+
+
+@dataclass(frozen=True)
+class Blob:
+    """One connected region of one label in the view."""
+
+    label: int
+    """Colour index in action-circuit order, or UNKNOWN."""
+    area: float
+    """Pixels."""
+    cubes: float
+    """Area divided by one cube's visible area of this colour."""
+    count: int
+    """Whole cubes counted in it (0 for UNKNOWN regions)."""
+    centres: NDArray[np.float64]
+    """count x 2 view pixels, one per cube (the centroid for UNKNOWN)."""
+    size_confidence: float
+    """How close `cubes` is to a whole number, 0..1."""
+    colour_confidence: float
+    """How much better the best colour model explains the region than the next, 0..1."""
+    runner_up: int
+    """The next most likely colour index."""
+    shadow_share: float
+    """Share of the region's pixels that are only a darker version of the tray."""
+    touches_margin: bool
+    """Whether it reaches outside the tray outline (a hand or arm reaching in)."""
+
+
+def size_confidence(cubes: float, count: int) -> float:
+    """1 when the area is a whole number of cubes, 0 half-way between two counts."""
+    tolerance = 0.5 + 0.04 * max(0, count - 1)
+    return float(np.clip(1.0 - abs(cubes - count) / tolerance, 0.0, 1.0))
+
+
+def colour_confidence(d2: NDArray[np.float32]) -> tuple[float, int, int]:
+    """(confidence 0..1, best index, runner-up index) from squared distances to each model."""
+    order = np.argsort(d2)
+    best, second = int(order[0]), int(order[1])
+    margin = float(np.sqrt(d2[second]) - np.sqrt(d2[best]))
+    # A margin of 2.5 sigma or more between the best and next colour is treated as certain.
+    return float(np.clip(margin / 2.5, 0.0, 1.0)), best, second
+
+
+def _centres(points: NDArray[np.float32], count: int) -> NDArray[np.float64]:
+    """`count` cluster centres of the region's pixel coordinates (x, y), deterministic."""
+    if count <= 1 or len(points) < count:
+        mean: NDArray[np.float64] = points.mean(axis=0, keepdims=True).astype(np.float64)
+        return mean
+    cv2.setRNGSeed(count)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    labels = np.zeros((len(points), 1), np.int32)
+    _, _, found = cv2.kmeans(points, count, labels, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    centres = np.asarray(found, np.float64)
+    ordered: NDArray[np.float64] = centres[np.lexsort((centres[:, 0], centres[:, 1]))]
+    return ordered
+
+
+def find_blobs(
+    labels: Labels,
+    lab: FloatImage,
+    shadow_like: Mask,
+    inside: Mask,
+    means: NDArray[np.float32],
+    inverses: NDArray[np.float32],
+    areas: NDArray[np.float64],
+) -> list[Blob]:
+    """Every region of each label, counted; fragments below FRAGMENT of a cube are dropped."""
+    blobs: list[Blob] = []
+    typical = float(np.median(areas))
+    for label in [int(v) for v in np.unique(labels) if v >= 0]:
+        region_mask = (labels == label).astype(np.uint8)
+        n, regions, stats, _ = cv2.connectedComponentsWithStats(region_mask, connectivity=4)
+        cube_area = float(areas[label]) if label != UNKNOWN else typical
+        for index in range(1, n):
+            area = float(stats[index, cv2.CC_STAT_AREA])
+            if area < FRAGMENT * cube_area:
+                continue
+            x, y, w, h = (int(v) for v in stats[index, :4])
+            window = regions[y : y + h, x : x + w] == index
+            ys, xs = np.nonzero(window)
+            points = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
+            shadow = float(shadow_like[y : y + h, x : x + w][window].mean())
+            margin = bool((~inside[y : y + h, x : x + w] & window).any())
+            mean_lab = np.median(lab[y : y + h, x : x + w][window], axis=0).astype(np.float32)
+            d2 = distances2(mean_lab[None, :], means, inverses)[0]
+            c_conf, best, second = colour_confidence(d2)
+            runner_up = second if best == label else best
+            if label == UNKNOWN:
+                blobs.append(
+                    Blob(
+                        label,
+                        area,
+                        area / cube_area,
+                        0,
+                        points.mean(axis=0, keepdims=True).astype(np.float64),
+                        0.0,
+                        0.0,
+                        best,
+                        shadow,
+                        margin,
+                    )
+                )
+                continue
+            if best != label:
+                c_conf = 0.0
+            cubes = area / cube_area
+            count = max(1, round(cubes))
+            blobs.append(
+                Blob(
+                    label,
+                    area,
+                    cubes,
+                    count,
+                    _centres(points, count),
+                    size_confidence(cubes, count),
+                    c_conf,
+                    runner_up,
+                    shadow,
+                    margin,
+                )
+            )
+    return blobs

@@ -1,0 +1,267 @@
+"""Learning a camera set-up from an empty-tray picture and one picture per cube colour."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.core.cubes import COLOURS, Colour
+from companion.vision.colours import distances2
+from companion.vision.count import analyse
+from companion.vision.debug import DebugSink, no_debug
+from companion.vision.errors import CalibrationError
+from companion.vision.images import BGRImage, Mask
+from companion.vision.profile import ColourModel, Profile, encode_png
+from companion.vision.segment import Reference, compare
+from companion.vision.tray import TrayView, find_tray, view_for, whole_picture
+
+# The view is scaled so a cube's side spans about this many pixels: enough to tell shapes
+# and colours apart, small enough to count an 800x600 picture in a few milliseconds.
+TARGET_SIDE = 18.0
+# A view never grows beyond the input picture, nor beyond this size (pixels).
+MAX_VIEW = 900
+# Covariance floor added to every colour model (L, a, b variances): JPEG and noise differ
+# between shots, and a model learned from few pixels must not be over-sure.
+COVARIANCE_FLOOR = (6.0, 2.0, 2.0)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """Cube regions found in one colour picture (view pixels)."""
+
+    mask: Mask
+    areas: list[float]
+    regions: NDArray[np.int32]
+
+
+def _regions(view: BGRImage, reference: Reference) -> _Found:
+    """Changed regions of a colour picture, shadows excluded (no colour models exist yet)."""
+    comparison = compare(view, reference)
+    mask = comparison.changed & ~comparison.shadow_like & reference.inside
+    kernel = np.ones((3, 3), np.uint8)
+    cleaned = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, kernel)
+    n, regions, stats, _ = cv2.connectedComponentsWithStats(cleaned, connectivity=4)
+    areas = [float(stats[i, cv2.CC_STAT_AREA]) for i in range(1, n)]
+    return _Found(cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32))
+
+
+def _cube_area(areas: list[float]) -> float:
+    """One cube's area from region areas where some regions may hold several touching cubes.
+
+    Starts from the smaller regions (single cubes are the most common) and re-estimates the
+    area as total area over total whole cubes, twice.
+    """
+    values = np.array(sorted(areas), np.float64)
+    estimate = float(np.percentile(values, 30))
+    for _ in range(3):
+        counts = np.maximum(1, np.round(values / estimate))
+        estimate = float(values.sum() / counts.sum())
+    return estimate
+
+
+def _plausible(areas: list[float], minimum: float) -> list[float]:
+    """Region areas big enough to be a cube rather than noise."""
+    return [a for a in areas if a >= minimum]
+
+
+def calibrate(
+    empty: BGRImage,
+    per_colour: Mapping[Colour, BGRImage],
+    *,
+    debug: DebugSink = no_debug,
+) -> Profile:
+    """A profile for the camera set-up these pictures come from.
+
+    `empty` shows the empty tray; `per_colour` holds one picture for each of the seven colours,
+    each showing only cubes of that colour (any number, at least one). Raises
+    CalibrationError with a message naming the problem picture when the set is unusable.
+    """
+    missing = [c.value for c in COLOURS if c not in per_colour]
+    if missing:
+        raise CalibrationError(f"no calibration picture for {', '.join(missing)}")
+    height, width = empty.shape[:2]
+    for colour, picture in per_colour.items():
+        if picture.shape[:2] != (height, width):
+            h, w = picture.shape[:2]
+            raise CalibrationError(
+                f"the {colour.value} picture is {w}x{h} pixels but the empty tray is "
+                f"{width}x{height}; take all pictures with the same camera set-up"
+            )
+    corners = find_tray(empty)
+    tray_found = corners is not None
+    if corners is None:
+        corners = whole_picture(width, height)
+    # First pass at native scale: only to measure the cube size.
+    first_scale = min(1.0, MAX_VIEW / max(width, height))
+    side = _measure_side(empty, per_colour, view_for(corners, first_scale))
+    view = view_for(corners, first_scale * min(1.0, TARGET_SIDE / side))
+    return _learn(empty, per_colour, view, tray_found, debug)
+
+
+def _measure_side(empty: BGRImage, per_colour: Mapping[Colour, BGRImage], view: TrayView) -> float:
+    """Cube side in this view's pixels, from all colour pictures together."""
+    empty_view = view.warp(empty)
+    # A provisional side of 1/25 of the tray only sets the blur for this first pass.
+    guess = max(view.width, view.height) / 25.0
+    reference = Reference.prepare(empty_view, view.tray_mask(), guess)
+    areas: list[float] = []
+    minimum = (guess * 0.25) ** 2
+    for picture in per_colour.values():
+        areas.extend(_plausible(_regions(view.warp(picture), reference).areas, minimum))
+    if not areas:
+        raise CalibrationError("no cubes found in any colour picture; check the pictures")
+    return float(np.sqrt(_cube_area(areas)))
+
+
+def _learn(
+    empty: BGRImage,
+    per_colour: Mapping[Colour, BGRImage],
+    view: TrayView,
+    tray_found: bool,
+    debug: DebugSink,
+) -> Profile:
+    """Colour models and cube areas in the final view."""
+    empty_view = view.warp(empty)
+    debug("empty-view", empty_view)
+    first = Reference.prepare(empty_view, view.tray_mask(), TARGET_SIDE)
+    found: dict[Colour, _Found] = {}
+    labs: dict[Colour, NDArray[np.float32]] = {}
+    noise: list[float] = []
+    all_areas: list[float] = []
+    minimum = (TARGET_SIDE * 0.35) ** 2
+    for colour in COLOURS:
+        picture_view = view.warp(per_colour[colour])
+        comparison = compare(picture_view, first)
+        noise.append(float(np.median(comparison.difference[first.inside])))
+        regions = _regions(picture_view, first)
+        found[colour] = regions
+        labs[colour] = comparison.lab
+        debug(f"{colour.value}-regions", regions.mask)
+        all_areas.extend(_plausible(regions.areas, minimum))
+    if not all_areas:
+        raise CalibrationError("no cubes found in any colour picture; check the pictures")
+    typical = _cube_area(all_areas)
+    side = float(np.sqrt(typical))
+    models: dict[Colour, ColourModel] = {}
+    for colour in COLOURS:
+        models[colour] = _colour_model(colour, found[colour], labs[colour], typical, side)
+    _check_distinct(models, found, labs, typical)
+    provisional = Profile(
+        picture_width=empty.shape[1],
+        picture_height=empty.shape[0],
+        tray_found=tray_found,
+        tray_corners=view.corners,
+        view_width=view.width,
+        view_height=view.height,
+        cube_side=side,
+        noise=float(np.median(noise)),
+        empty_view_png=encode_png(empty_view),
+        colours=models,
+    )
+    return _measure_areas(provisional, per_colour)
+
+
+def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> Profile:
+    """The profile with each colour's cube area measured the way counting will see it.
+
+    Counting keeps some shadow-coloured pixels and smooths labels, so its regions differ a
+    little from the plain difference regions used to learn the colours.
+    """
+    reference = profile.prepared().reference
+    models = dict(profile.colours)
+    for index, colour in enumerate(COLOURS):
+        comparison = compare(profile.view.warp(per_colour[colour]), reference)
+        blobs = [b for b in analyse(comparison, profile) if b.label == index and b.cubes >= 0.5]
+        if not blobs:
+            continue
+        area = _cube_area([b.area for b in blobs])
+        if 0.6 * models[colour].cube_area <= area <= 1.6 * models[colour].cube_area:
+            models[colour] = models[colour].model_copy(update={"cube_area": area})
+    return profile.model_copy(update={"colours": models})
+
+
+def _cores(found: _Found, typical: float, side: float) -> tuple[Mask, list[float]]:
+    """Inner pixels of the cube-sized regions (edges mix with the tray) and their areas."""
+    keep = np.zeros_like(found.mask)
+    areas: list[float] = []
+    for index, area in enumerate(found.areas, start=1):
+        if area < 0.4 * typical:
+            continue
+        areas.append(area)
+        keep |= found.regions == index
+    distance = cv2.distanceTransform(keep.astype(np.uint8), cv2.DIST_L2, 3)
+    core: Mask = distance > max(1.5, side * 0.15)
+    return core, areas
+
+
+def _colour_model(
+    colour: Colour, found: _Found, lab: NDArray[np.float32], typical: float, side: float
+) -> ColourModel:
+    """Robust Lab statistics and the cube area of one colour's picture."""
+    core, areas = _cores(found, typical, side)
+    if not areas or core.sum() < 10:
+        raise CalibrationError(
+            f"no cubes found in the {colour.value} picture; put at least one {colour.value} "
+            "cube in the tray and take it again"
+        )
+    pixels = lab[core].astype(np.float64)
+    centre = np.median(pixels, axis=0)
+    spread = np.median(np.abs(pixels - centre), axis=0) * 1.4826 + 1.0
+    inliers = pixels[np.all(np.abs(pixels - centre) <= 3.5 * spread, axis=1)]
+    if len(inliers) < 10:
+        inliers = pixels
+    mean = inliers.mean(axis=0)
+    covariance = np.cov(inliers.T) + np.diag(COVARIANCE_FLOOR)
+    own_area = _cube_area(areas)
+    # One picture's cubes may all touch; trust its own area only when it agrees with the rest.
+    if not 0.6 * typical <= own_area <= 1.6 * typical:
+        own_area = typical
+    cubes_seen = int(max(1, round(sum(areas) / own_area)))
+    m = (float(mean[0]), float(mean[1]), float(mean[2]))
+    c = covariance
+    return ColourModel(
+        mean=m,
+        covariance=(
+            (float(c[0, 0]), float(c[0, 1]), float(c[0, 2])),
+            (float(c[1, 0]), float(c[1, 1]), float(c[1, 2])),
+            (float(c[2, 0]), float(c[2, 1]), float(c[2, 2])),
+        ),
+        cube_area=own_area,
+        cubes_seen=cubes_seen,
+    )
+
+
+def _check_distinct(
+    models: dict[Colour, ColourModel],
+    found: dict[Colour, _Found],
+    labs: dict[Colour, NDArray[np.float32]],
+    typical: float,
+) -> None:
+    """CalibrationError when a colour picture holds cubes that look like another colour."""
+    means = np.array([models[c].mean for c in COLOURS], np.float32)
+    inverses = np.array(
+        [np.linalg.inv(np.array(models[c].covariance)) for c in COLOURS], np.float32
+    )
+    side = float(np.sqrt(typical))
+    for index, colour in enumerate(COLOURS):
+        regions = found[colour]
+        core, _ = _cores(regions, typical, side)
+        strangers: list[str] = []
+        for number, area in enumerate(regions.areas, start=1):
+            inner = core & (regions.regions == number)
+            if area < 0.5 * typical or inner.sum() < 5:
+                continue
+            region_lab = np.median(labs[colour][inner], axis=0)
+            d2 = distances2(region_lab[None, :].astype(np.float32), means, inverses)[0]
+            best = int(np.argmin(d2))
+            if best != index and np.sqrt(d2[index]) - np.sqrt(d2[best]) > 1.5:
+                strangers.append(COLOURS[best].value)
+        if strangers:
+            raise CalibrationError(
+                f"the {colour.value} picture holds cubes that look {', '.join(sorted(set(strangers)))}; "
+                f"take it again with only {colour.value} cubes in the tray"
+            )

@@ -1,0 +1,197 @@
+"""`read_tray`: one picture and a profile in, a TrayReading out."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
+from companion.vision.annotate import annotate as draw
+from companion.vision.blobs import Blob, find_blobs
+from companion.vision.colours import MAX_DISTANCE2, UNKNOWN, classify, vote
+from companion.vision.debug import DebugSink, no_debug
+from companion.vision.errors import ImageError
+from companion.vision.images import BGRImage, Mask
+from companion.vision.profile import Profile
+from companion.vision.reading import CONFIDENT_AT, CubeSighting, TrayReading, unsure
+from companion.vision.segment import Comparison, compare
+
+# Mean brightness (0..255) below which a picture is too dark to read.
+TOO_DARK = 18.0
+# Share of the tray that must still look like the empty tray, or the set-up has changed.
+MIN_MATCHING = 0.35
+# Shadow-like pixels count as cube only when a colour model explains them this well.
+SHADOW_KEEP_D2 = 9.0
+# An unexplained region of this many cubes' area, or reaching over the rim, is a hand.
+HAND_CUBES = 3.0
+
+
+def check_size(image: BGRImage, profile: Profile) -> None:
+    """ImageError when the picture's size differs from the profile's calibration pictures."""
+    height, width = image.shape[:2]
+    if (width, height) != (profile.picture_width, profile.picture_height):
+        raise ImageError(
+            f"picture is {width}x{height} pixels but the profile was calibrated with "
+            f"{profile.picture_width}x{profile.picture_height} pictures; use the same camera "
+            "set-up or calibrate again"
+        )
+
+
+def foreground(
+    changed: Mask, shadow_like: Mask, lab: NDArray[np.float32], profile: Profile
+) -> tuple[Mask, NDArray[np.int8]]:
+    """Pixels that belong to cubes or other objects (shadows removed), and their raw labels."""
+    prepared = profile.prepared()
+    kernel = np.ones((3, 3), np.uint8)
+    opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, kernel).astype(np.bool_)
+    labels, d2 = classify(lab, opened, prepared.means, prepared.inverses)
+    best = d2.min(axis=1) if len(d2) else np.zeros(0, np.float32)
+    keep = np.zeros_like(opened)
+    keep[opened] = (~shadow_like[opened]) | (best <= SHADOW_KEEP_D2)
+    keep = cv2.morphologyEx(keep.astype(np.uint8), cv2.MORPH_OPEN, kernel).astype(np.bool_)
+    labels[~keep] = -1
+    return keep, labels
+
+
+def analyse(comparison: Comparison, profile: Profile, debug: DebugSink = no_debug) -> list[Blob]:
+    """The labelled regions of a view compared with the empty tray, each counted."""
+    prepared = profile.prepared()
+    debug("difference", comparison.difference)
+    debug("shadow-like", comparison.shadow_like)
+    mask, raw = foreground(comparison.changed, comparison.shadow_like, comparison.lab, profile)
+    debug("foreground", mask)
+    window = max(3, round(profile.cube_side * 0.5))
+    labels = vote(raw, mask, window)
+    debug("labels", ((labels.astype(np.int16) + 1) * 28).astype(np.uint8))
+    return find_blobs(
+        labels,
+        comparison.lab,
+        comparison.shadow_like,
+        prepared.reference.inside,
+        prepared.means,
+        prepared.inverses,
+        prepared.areas,
+    )
+
+
+def read_tray(
+    image: BGRImage,
+    profile: Profile,
+    *,
+    annotate: bool = False,
+    debug: DebugSink = no_debug,
+) -> TrayReading:
+    """Count the cubes in a picture taken with the profile's camera set-up.
+
+    Raises ImageError only for a picture of another size; everything else that makes the
+    picture hard to read gives a reading with `confident` False and the reasons.
+    """
+    check_size(image, profile)
+    brightness = float(np.mean(cv2.mean(image)[:3]))
+    if brightness < TOO_DARK:
+        return unsure(
+            ["picture too dark (is the light on and the lens uncovered?)"],
+            image.copy() if annotate else None,
+        )
+    warped = profile.view.warp(image)
+    debug("view", warped)
+    comparison = compare(warped, profile.prepared().reference)
+    reasons: list[str] = []
+    if comparison.matching < MIN_MATCHING:
+        reasons.append("tray not found: the picture does not look like the calibrated tray")
+        return unsure(reasons, _annotated(image, [], profile, False, reasons) if annotate else None)
+    gains = comparison.gains
+    if max(gains) > 2.5 or min(gains) < 0.4:
+        reasons.append("the light differs a lot from calibration; calibrate again")
+    blobs = analyse(comparison, profile, debug)
+    cubes, cube_blobs = _sightings(blobs, profile)
+    counts = Counts.of({colour: sum(1 for c in cubes if c.colour == colour) for colour in COLOURS})
+    reasons.extend(_doubts(blobs, counts))
+    confidence = min([c.confidence for c in cubes] + [1.0])
+    if confidence < CONFIDENT_AT and not reasons:
+        reasons.append("a cube's colour or size is uncertain")
+    if reasons:
+        confidence = min(confidence, CONFIDENT_AT - 0.1)
+    confident = confidence >= CONFIDENT_AT and not reasons
+    picture = _annotated(image, cubes, profile, confident, reasons) if annotate else None
+    del cube_blobs
+    return TrayReading(counts, cubes, confidence, confident, _unique(reasons), picture)
+
+
+def _sightings(blobs: list[Blob], profile: Profile) -> tuple[list[CubeSighting], list[Blob]]:
+    """Cubes in picture pixels, each with the confidence of the region it came from."""
+    view = profile.view
+    inside = profile.prepared().reference.inside
+    cubes: list[CubeSighting] = []
+    sources: list[Blob] = []
+    for blob in blobs:
+        if blob.label == UNKNOWN or blob.count == 0:
+            continue
+        centres = blob.centres
+        xs = np.clip(centres[:, 0].round().astype(int), 0, inside.shape[1] - 1)
+        ys = np.clip(centres[:, 1].round().astype(int), 0, inside.shape[0] - 1)
+        keep = inside[ys, xs]
+        if not keep.any():
+            continue
+        points = view.to_picture(centres[keep])
+        confidence = min(blob.size_confidence, blob.colour_confidence)
+        for x, y in points:
+            cubes.append(CubeSighting(COLOURS[blob.label], float(x), float(y), confidence))
+            sources.append(blob)
+    return cubes, sources
+
+
+def _doubts(blobs: list[Blob], counts: Counts) -> list[str]:
+    """Why the reading may be wrong, in words a player understands."""
+    reasons: list[str] = []
+    for blob in blobs:
+        if blob.label == UNKNOWN:
+            if blob.cubes >= HAND_CUBES and (blob.touches_margin or blob.cubes >= 2 * HAND_CUBES):
+                reasons.append("hand in the picture")
+            elif blob.cubes >= 0.5:
+                reasons.append("something that is not a cube")
+            continue
+        colour = COLOURS[blob.label]
+        if blob.size_confidence < 0.5:
+            if blob.cubes > blob.count:
+                reasons.append(
+                    f"{colour.value} cubes may be merged (count {blob.count}, area of {blob.cubes:.1f})"
+                )
+            else:
+                reasons.append(f"a {colour.value} cube may be partly hidden or not a cube")
+        if blob.colour_confidence < 0.5:
+            other = COLOURS[blob.runner_up] if blob.runner_up < len(COLOURS) else colour
+            reasons.append(f"colour between {colour.value} and {other.value}")
+    for colour, n in counts.items():
+        if n > CUBES_PER_COLOUR:
+            reasons.append(f"more than {CUBES_PER_COLOUR} {colour.value} cubes counted")
+    return reasons
+
+
+def _annotated(
+    image: BGRImage,
+    cubes: list[CubeSighting],
+    profile: Profile,
+    confident: bool,
+    reasons: list[str],
+) -> BGRImage:
+    """The annotated picture for a reading."""
+    counts: dict[Colour, int] = {c: sum(1 for s in cubes if s.colour == c) for c in COLOURS}
+    radius = profile.cube_side * _picture_per_view(profile) * 0.6
+    return draw(image, cubes, counts, radius, confident, reasons)
+
+
+def _picture_per_view(profile: Profile) -> float:
+    """Roughly how many picture pixels one view pixel spans."""
+    corners = np.array(profile.tray_corners)
+    width = float(np.linalg.norm(corners[1] - corners[0]))
+    return width / (profile.view_width * 0.92)
+
+
+def _unique(reasons: list[str]) -> list[str]:
+    """Reasons in first-seen order without repeats."""
+    return list(dict.fromkeys(reasons))
+
+
+__all__ = ["MAX_DISTANCE2", "read_tray"]

@@ -1,0 +1,165 @@
+"""The calibration profile: where the tray is and what each cube colour looks like, as JSON.
+
+The format is documented field by field in docs/profile.md. A profile belongs to one camera
+set-up (position, picture size and light); pictures from another set-up need a new one.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Literal
+
+import cv2
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+
+from companion.core.cubes import COLOURS, Colour
+from companion.vision.errors import ProfileError
+from companion.vision.images import BGRImage
+from companion.vision.segment import Reference
+from companion.vision.tray import Corners, TrayView
+
+PROFILE_VERSION = 1
+
+Triple = tuple[float, float, float]
+
+
+class ColourModel(BaseModel):
+    """How one cube colour looks in this set-up, in CIE Lab of the light-normalised view."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mean: Triple = Field(description="Mean (L, a, b) of the cubes' inner pixels.")
+    covariance: tuple[Triple, Triple, Triple] = Field(
+        description="3x3 covariance of (L, a, b) over those pixels, shading included."
+    )
+    cube_area: float = Field(gt=0, description="Visible area of one lying cube, view pixels.")
+    cubes_seen: int = Field(ge=1, description="Cubes in the calibration picture of this colour.")
+
+
+class Profile(BaseModel):
+    """Everything `read_tray` needs for one camera set-up; JSON via `save` and `load`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: Literal[1] = Field(default=1, description="Format version.")
+    picture_width: int = Field(gt=0, description="Width of the calibration pictures, pixels.")
+    picture_height: int = Field(gt=0, description="Height of the calibration pictures, pixels.")
+    tray_found: bool = Field(
+        description="False when no tray outline was found and the whole picture is used."
+    )
+    tray_corners: tuple[
+        tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]
+    ] = Field(
+        description="Tray outline in picture pixels: top-left, top-right, bottom-right, bottom-left."
+    )
+    view_width: int = Field(gt=0, description="Width of the top-down tray view, pixels.")
+    view_height: int = Field(gt=0, description="Height of the top-down tray view, pixels.")
+    cube_side: float = Field(gt=0, description="Side of a cube in the view, pixels.")
+    noise: float = Field(ge=0, description="Typical colour difference between two shots, CIE76.")
+    empty_view_png: str = Field(description="The empty tray in the view, PNG bytes in base64.")
+    colours: dict[Colour, ColourModel] = Field(description="One model per cube colour, all seven.")
+
+    _prepared: Prepared | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _all_colours(self) -> Profile:
+        missing = [c.value for c in COLOURS if c not in self.colours]
+        if missing:
+            raise ValueError(f"colour models missing for {', '.join(missing)}")
+        return self
+
+    @property
+    def view(self) -> TrayView:
+        """The perspective warp from picture pixels to the tray view."""
+        corners: Corners = self.tray_corners
+        return TrayView(corners=corners, width=self.view_width, height=self.view_height)
+
+    def empty_view(self) -> BGRImage:
+        """The empty tray as seen in the view."""
+        data = base64.b64decode(self.empty_view_png)
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if image is None or image.shape[:2] != (self.view_height, self.view_width):
+            raise ProfileError("the profile's empty-tray picture is damaged; calibrate again")
+        result: BGRImage = np.asarray(image, np.uint8)
+        return result
+
+    def prepared(self) -> Prepared:
+        """Arrays derived once from the profile for fast counting."""
+        if self._prepared is None:
+            self._prepared = Prepared.build(self)
+        return self._prepared
+
+    def save(self, path: str | Path) -> None:
+        """Write the profile as JSON (overwrites)."""
+        Path(path).write_text(self.model_dump_json(indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Profile:
+        """Read a profile; ProfileError with a clear message when it cannot be used."""
+        file = Path(path)
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ProfileError(
+                f"profile {file} does not exist; run `companion calibrate`"
+            ) from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise ProfileError(f"profile {file} cannot be read: {error}") from None
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ProfileError(
+                f"profile {file} is not JSON ({error.msg}, line {error.lineno})"
+            ) from None
+        if isinstance(raw, dict) and raw.get("version") != PROFILE_VERSION:
+            raise ProfileError(
+                f"profile {file} has format version {raw.get('version')!r}; this app reads "
+                f"version {PROFILE_VERSION}: calibrate again"
+            )
+        try:
+            profile = cls.model_validate(raw)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "profile"
+            raise ProfileError(f"profile {file} is not valid: {where}: {first['msg']}") from None
+        profile.empty_view()
+        return profile
+
+
+class Prepared:
+    """Derived arrays: the empty-tray reference and the inverse colour covariances."""
+
+    def __init__(
+        self,
+        reference: Reference,
+        means: np.ndarray[tuple[int, int], np.dtype[np.float32]],
+        inverses: np.ndarray[tuple[int, int, int], np.dtype[np.float32]],
+        areas: np.ndarray[tuple[int], np.dtype[np.float64]],
+    ) -> None:
+        self.reference = reference
+        self.means = means
+        self.inverses = inverses
+        self.areas = areas
+
+    @classmethod
+    def build(cls, profile: Profile) -> Prepared:
+        """Prepare the reference and the colour models of a profile."""
+        view = profile.view
+        reference = Reference.prepare(profile.empty_view(), view.tray_mask(), profile.cube_side)
+        means = np.array([profile.colours[c].mean for c in COLOURS], np.float32)
+        inverses = np.array(
+            [np.linalg.inv(np.array(profile.colours[c].covariance)) for c in COLOURS], np.float32
+        )
+        areas = np.array([profile.colours[c].cube_area for c in COLOURS], np.float64)
+        return cls(reference, means, inverses, areas)
+
+
+def encode_png(image: BGRImage) -> str:
+    """PNG bytes of a picture in base64 text, for the JSON profile."""
+    ok, data = cv2.imencode(".png", image)
+    if not ok:
+        raise ProfileError("could not encode the empty-tray picture")
+    return base64.b64encode(data.tobytes()).decode("ascii")

@@ -1,0 +1,136 @@
+"""Separating cubes from the empty tray: light normalisation, colour difference, shadows.
+
+All steps work on the top-down tray view. The reference is the empty tray under the same
+camera and light; what differs from it is a cube, a hand, or a shadow (which only darkens
+the tray without changing its hue, so it is set apart here and left to the colour models).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.images import BGRImage, FloatImage, Mask
+
+# Below this colour difference (CIE76 units) a pixel is never foreground, whatever the noise.
+MIN_DIFFERENCE = 7.0
+# Foreground needs this many times the picture's typical background difference.
+NOISE_FACTOR = 4.0
+# A shadow keeps at least this share of the tray's brightness (one light plus room light).
+SHADOW_MIN_RATIO = 0.12
+SHADOW_MAX_RATIO = 0.97
+# Largest chromaticity change (r, g, b shares) still called a shadow; room light is often bluer.
+SHADOW_MAX_CHROMA = 0.045
+
+
+def to_float(image: BGRImage) -> FloatImage:
+    """BGR uint8 to BGR float32 in 0..1."""
+    result: FloatImage = image.astype(np.float32) * np.float32(1.0 / 255.0)
+    return result
+
+
+def smooth(image: FloatImage, cube_side: float) -> FloatImage:
+    """Blur that removes sensor noise and JPEG blocks but keeps a cube's outline (px units)."""
+    sigma = max(0.6, cube_side / 14.0)
+    blurred: FloatImage = np.asarray(cv2.GaussianBlur(image, (0, 0), sigma), np.float32)
+    return blurred
+
+
+def to_lab(image: FloatImage) -> FloatImage:
+    """CIE Lab (L 0..100, a and b about -128..127) of a BGR float picture in 0..1."""
+    lab: FloatImage = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2Lab), np.float32)
+    return lab
+
+
+def chromaticity(image: FloatImage) -> tuple[FloatImage, FloatImage]:
+    """(brightness as the sum of channels, per-channel share of it); dark pixels kept stable."""
+    total: FloatImage = image.sum(axis=2)
+    share: FloatImage = (image + np.float32(0.02)) / (total[:, :, None] + np.float32(0.06))
+    return total, share
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The empty tray, prepared once per profile for fast comparison (view pixels)."""
+
+    bgr: FloatImage
+    lab: FloatImage
+    brightness: FloatImage
+    share: FloatImage
+    inside: Mask
+    cube_side: float
+
+    @classmethod
+    def prepare(cls, empty_view: BGRImage, inside: Mask, cube_side: float) -> Reference:
+        """Blur and convert the empty-tray view once."""
+        bgr = smooth(to_float(empty_view), cube_side)
+        brightness, share = chromaticity(bgr)
+        return cls(bgr, to_lab(bgr), brightness, share, inside, cube_side)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A view compared with the empty tray (all arrays in view pixels)."""
+
+    bgr: FloatImage
+    """The view after light normalisation, blurred, BGR 0..1."""
+    lab: FloatImage
+    difference: FloatImage
+    """Colour difference to the empty tray, CIE76 units."""
+    changed: Mask
+    """Clearly different from the empty tray (cube, hand, or shadow)."""
+    shadow_like: Mask
+    """Changed, but only darker with the same hue: a shadow unless a cube colour explains it."""
+    gains: tuple[float, float, float]
+    """Per-channel factor the picture's light was divided by to match the empty tray."""
+    matching: float
+    """Share of the tray that still looks like the empty tray (0..1)."""
+    threshold: float
+    """The colour difference that counted as changed in this picture."""
+
+
+def light_gains(bgr: FloatImage, reference: Reference) -> NDArray[np.float64]:
+    """Per-channel brightness factors of this picture against the empty tray.
+
+    Medians over the tray: right as long as cubes cover less than half of it, and refined
+    on the pixels that then match.
+    """
+    inside = reference.inside
+    sample = (slice(None, None, 3), slice(None, None, 3))
+    pic = bgr[sample][inside[sample]].astype(np.float64) + 0.01
+    ref = reference.bgr[sample][inside[sample]].astype(np.float64) + 0.01
+    ratio = pic / ref
+    gains = np.median(ratio, axis=0)
+    close = np.all(np.abs(ratio / gains - 1.0) < 0.15, axis=1)
+    if close.sum() > 0.2 * len(ratio):
+        gains = np.median(ratio[close], axis=0)
+    result: NDArray[np.float64] = np.clip(gains, 1e-3, None)
+    return result
+
+
+def compare(view: BGRImage, reference: Reference) -> Comparison:
+    """Normalise the view's light to the empty tray's, and mark what changed and what is shadow."""
+    raw = smooth(to_float(view), reference.cube_side)
+    gains = light_gains(raw, reference)
+    bgr: FloatImage = np.clip(raw / gains.astype(np.float32), 0.0, 1.0).astype(np.float32)
+    lab = to_lab(bgr)
+    difference: FloatImage = np.linalg.norm(lab - reference.lab, axis=2).astype(np.float32)
+    inside = reference.inside
+    typical = float(np.median(difference[inside]))
+    threshold = max(MIN_DIFFERENCE, NOISE_FACTOR * typical)
+    changed = difference > threshold
+    brightness, share = chromaticity(bgr)
+    ratio = brightness / (reference.brightness + np.float32(1e-3))
+    hue_shift = np.abs(share - reference.share).max(axis=2)
+    shadow_like = (
+        changed
+        & (ratio >= SHADOW_MIN_RATIO)
+        & (ratio <= SHADOW_MAX_RATIO)
+        & (hue_shift <= SHADOW_MAX_CHROMA)
+    )
+    matching = float(np.mean(difference[inside] <= threshold))
+    g = (float(gains[0]), float(gains[1]), float(gains[2]))
+    return Comparison(bgr, lab, difference, changed, shadow_like, g, matching, threshold)
