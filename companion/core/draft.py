@@ -6,11 +6,28 @@ the successor in one go, so an error raised half-way leaves nothing applied.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
+from dataclasses import fields
+from typing import Any, TypeVar
 
 from companion.core.components import GOLD_MAX
 from companion.core.state import CATEGORY_INDEX, Category, GameState, Player
+
+T = TypeVar("T", GameState, Player)
+_FIELDS = {cls: frozenset(f.name for f in fields(cls)) for cls in (GameState, Player)}
+
+
+def evolve(obj: T, changes: dict[str, Any]) -> T:
+    """A copy of a frozen state or player with some fields changed.
+
+    Much faster than dataclasses.replace (no __init__ run): the engine copies a state for every
+    event. A name that is not a field is a bug in the engine and raises TypeError.
+    """
+    if not _FIELDS[type(obj)].issuperset(changes):
+        raise TypeError(f"not fields of {type(obj).__name__}: {set(changes) - _FIELDS[type(obj)]}")
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 class Draft:
@@ -33,11 +50,11 @@ class Draft:
 
     def view(self) -> GameState:
         """The state as changed so far (a new snapshot; cheap enough for occasional use)."""
-        return replace(self.base, players=tuple(self.players), **self.changes)
+        return evolve(self.base, {**self.changes, "players": tuple(self.players)})
 
     def update(self, index: int, **changes: Any) -> Player:
         """Change fields of one player; returns the changed player."""
-        player = replace(self.players[index], **changes)
+        player = evolve(self.players[index], changes)
         self.players[index] = player
         return player
 

@@ -17,8 +17,8 @@ from companion.core.options import RuleOptions
 from companion.core.rules import apply, new_game
 from companion.core.state import GameState
 
-LOG_FORMAT = "tower-companion/amerigo-log"
-LOG_VERSION = 1
+LOG_FORMAT: Literal["tower-companion/amerigo-log"] = "tower-companion/amerigo-log"
+LOG_VERSION: Literal[1] = 1
 """Bump when an event or a field changes meaning; older versions are upgraded on read."""
 
 

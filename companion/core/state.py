@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from companion.core.box import BoxData
 from companion.core.components import ProgressKind
-from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour
+from companion.core.cubes import COLOURS, Colour
 from companion.core.options import RuleOptions
 
 Seven = tuple[int, int, int, int, int, int, int]
@@ -59,7 +59,8 @@ class OwnedToken:
     used: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+# Player and GameState keep a __dict__ (no slots) so `draft.evolve` can copy them in one step.
+@dataclass(frozen=True)
 class Player:
     """One player's sheet, supplies and score."""
 
@@ -103,7 +104,7 @@ class Island:
     completed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GameState:
     """Everything about a game after some events. Compare with ==; never mutate."""
 
@@ -116,7 +117,7 @@ class GameState:
     storage: Seven = (0, 0, 0, 0, 0, 0, 0)
     action_space: Seven = (0, 0, 0, 0, 0, 0, 0)
     stray: Seven = (0, 0, 0, 0, 0, 0, 0)
-    tower: Seven = (CUBES_PER_COLOUR,) * 7  # type: ignore[assignment]
+    tower: Seven = (7, 7, 7, 7, 7, 7, 7)  # CUBES_PER_COLOUR of each colour
     turn_order: tuple[int, ...] = ()
     turn_index: int = 0
     pirates: tuple[int, ...] = ()  # face-up pirate strengths
