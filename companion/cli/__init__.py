@@ -15,7 +15,7 @@ from companion import __version__
 from companion.cli.errors import CommandError
 
 # Each module has `register(subparsers)` that adds its commands with a `handler` default.
-COMMAND_MODULES: tuple[str, ...] = ("companion.cli.game",)
+COMMAND_MODULES: tuple[str, ...] = ("companion.cli.game", "companion.cli.vision")
 
 
 def build_parser() -> argparse.ArgumentParser:
