@@ -25,6 +25,9 @@ from companion.devices.health import Health, SourceHealth, SourceName
 from companion.vision.images import BGRImage
 from companion.vision.reading import TrayReading
 
+SENSOR_SURE_AT = 0.8
+"""The chute sensor's own confidence (0..1) at or above which its count needs no person."""
+
 
 class Outcome(StrEnum):
     """What the app should do with a reading."""
@@ -167,6 +170,17 @@ class Timing:
     """How often deadlines are checked."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Totals:
+    """The sensor's running counts: cubes per colour and cubes of no known colour."""
+
+    totals: Counts
+    unknown: int = 0
+    last_cube_at: float | None = None
+    confidence: float = 1.0
+    reasons: tuple[str, ...] = ()
+
+
 @dataclass
 class _Window:
     """A drop being read, or stray cubes noticed between drops."""
@@ -175,22 +189,18 @@ class _Window:
     kind: ReadingKind
     started: float
     possible: Counts | None
-    baseline: Counts | None
+    baseline: _Totals | None
     tray_before: Counts | None = None
     camera: TrayReading | None = None
     last_cube: float | None = None
+    sensor_confidence: float = 1.0
+    sensor_reasons: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class _Expect:
     number: int
     possible: Counts | None
-
-
-@dataclass(frozen=True, slots=True)
-class _Totals:
-    totals: Counts
-    last_cube_at: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +247,7 @@ class ReadingService:
             self._health[initial.source] = initial
         self._drops = 0
         self._current: _Window | None = None
-        self._totals: Counts | None = None
+        self._totals: _Totals | None = None
         self._tray: Counts | None = None
         self._thread: threading.Thread | None = None
 
@@ -263,13 +273,25 @@ class ReadingService:
         """The camera feed's health changed (lost, back, stalling)."""
         self._inbox.put(_Input("camera_health", health))
 
-    def sensor_totals(self, totals: Counts, last_cube_at: float | None = None) -> None:
+    def sensor_totals(
+        self,
+        totals: Counts,
+        last_cube_at: float | None = None,
+        *,
+        unknown: int = 0,
+        confidence: float = 1.0,
+        reasons: tuple[str, ...] = (),
+    ) -> None:
         """The chute sensor's running totals (cubes per colour since it started counting).
 
         `last_cube_at` is time.monotonic() seconds when the last counted cube passed (default:
-        now, if the totals grew).
+        now, if the totals grew). `unknown` is the running count of cubes whose colour the
+        sensor could not tell; `confidence` (0..1) and `reasons` are its doubts about the cubes
+        counted lately (a restart, an outage, a doubtful colour).
         """
-        self._inbox.put(_Input("totals", _Totals(totals, last_cube_at)))
+        self._inbox.put(
+            _Input("totals", _Totals(totals, unknown, last_cube_at, confidence, reasons))
+        )
 
     def sensor_health(self, health: SourceHealth) -> None:
         """The chute sensor's health changed (offline after 3 s of silence, back, reset)."""
@@ -350,8 +372,7 @@ class ReadingService:
         elif isinstance(payload, SourceHealth):
             self._set_health(payload)
         elif isinstance(payload, _Totals):
-            last = payload.last_cube_at
-            self._sensor(payload.totals, last if last is not None else message.at)
+            self._sensor(payload, message.at)
         elif message.what == "beam" and self._current is not None:
             # A cube passing the tray beam after a camera reading: that reading was too early.
             self._current.camera = None
@@ -387,9 +408,14 @@ class ReadingService:
             self._current = window
         window.camera = as_strays
 
-    def _sensor(self, totals: Counts, last: float) -> None:
-        previous, self._totals = self._totals, totals
-        if previous is None or totals == previous or not _at_least(totals, previous):
+    def _sensor(self, update: _Totals, at: float) -> None:
+        previous, self._totals = self._totals, update
+        last = update.last_cube_at if update.last_cube_at is not None else at
+        if previous is None:
+            return
+        if (update.totals, update.unknown) == (previous.totals, previous.unknown):
+            return
+        if not _at_least(update.totals, previous.totals) or update.unknown < previous.unknown:
             return
         window = self._current
         if window is None:
@@ -397,6 +423,9 @@ class ReadingService:
             window = _Window(self._drops, "stray", last, None, baseline, tray_before=self._tray)
             self._current = window
         window.last_cube = last
+        if update.confidence < window.sensor_confidence:
+            window.sensor_confidence = update.confidence
+        window.sensor_reasons = tuple(dict.fromkeys(window.sensor_reasons + update.reasons).keys())
 
     def _check(self, now: float) -> None:
         window = self._current
@@ -425,11 +454,16 @@ class ReadingService:
                 notes.append(f"the camera gave no settled picture in {now - window.started:.0f} s")
         sensor: SensorCount | None = None
         if health["sensor"].usable and window.baseline is not None and self._totals is not None:
-            share = _difference(self._totals, window.baseline)
+            share = _difference(self._totals.totals, window.baseline.totals)
             if share is None:
                 notes.append("the chute sensor restarted during the drop; its count is lost")
             else:
-                sensor = SensorCount(share)
+                doubts = [r for r in window.sensor_reasons if "still be falling" not in r]
+                unknown = self._totals.unknown - window.baseline.unknown
+                if unknown > 0:
+                    doubts.append(f"{unknown} cube(s) fell whose colour the chute sensor missed")
+                sure = unknown <= 0 and window.sensor_confidence >= SENSOR_SURE_AT
+                sensor = SensorCount(share, sure, tuple(doubts) if not sure else ())
         elif health["sensor"].state is not Health.OFF and (
             window.camera is None or not window.camera.confident
         ):

@@ -261,3 +261,30 @@ def test_health_changes_are_posted_once() -> None:
         svc.camera_reading(seen(Counts()))
         got.next()
     assert [h.state for h in got.health] == [Health.OFFLINE, Health.OK]
+
+
+def test_cube_of_unknown_colour_makes_the_sensor_unsure() -> None:
+    svc, got = service(camera=SourceHealth("camera", Health.OFF, "no camera"))
+    with svc:
+        svc.sensor_totals(Counts(), unknown=2)
+        svc.expect_drop()
+        svc.sensor_totals(Counts(red=2), unknown=3)
+        verdict = got.next()
+    assert verdict.outcome is Outcome.CONFIRM and verdict.counts == Counts(red=2)
+    assert any("1 cube(s) fell whose colour" in r for r in verdict.reasons)
+
+
+def test_sensor_doubts_during_the_drop_reach_the_person() -> None:
+    svc, got = service(camera=SourceHealth("camera", Health.OFF, "no camera"))
+    with svc:
+        svc.sensor_totals(Counts())
+        svc.expect_drop()
+        svc.sensor_totals(
+            Counts(red=2),
+            confidence=0.5,
+            reasons=("the sensor restarted during this drop", "cubes may still be falling"),
+        )
+        verdict = got.next()
+    assert verdict.outcome is Outcome.CONFIRM
+    assert "the sensor restarted during this drop" in verdict.reasons
+    assert not any("still be falling" in r for r in verdict.reasons)
