@@ -351,8 +351,9 @@ class CalTable:
     def classify(self, rgbc: list[int] | tuple[int, ...]) -> tuple[int, int]:
         """(colour index or NO_COLOUR, confidence in per-mille) for one raw reading.
 
-        The nearest reference wins when it is within the reject distance. Confidence falls
-        linearly with the distance to it and with how close the runner-up is.
+        The nearest reference wins when it is within the reject distance. Confidence is the
+        smaller of 1 - (distance / reject)^2 and (runner-up distance - distance) / runner-up
+        distance, in per-mille.
         """
         f = features(rgbc, self.cmax)
         best = NO_COLOUR
@@ -371,7 +372,8 @@ class CalTable:
                 d2 = d
         if best == NO_COLOUR or d1 > self.reject:
             return (NO_COLOUR, 0)
-        conf = PERMILLE - d1 * PERMILLE // self.reject
+        # Quadratic fall-off: sensor noise near a reference costs little, the reject edge a lot.
+        conf = PERMILLE - d1 * d1 * PERMILLE // (self.reject * self.reject)
         if d2 >= 0:
             margin = (d2 - d1) * PERMILLE // d2 if d2 > 0 else 0
             if margin < conf:

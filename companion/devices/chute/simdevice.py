@@ -26,6 +26,7 @@ from companion.core.cubes import COLOURS, Colour
 from companion.devices.chute import cubeproto
 from companion.devices.chute.calibration import TYPICAL_RGBC
 from companion.devices.chute.firmware_sim import CubeExit
+from companion.devices.simtower import FaultEvent, FaultKind, Landing, SimulatedTower
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class SimulatedChute:
         self._rej = 0
         self._started = self._clock()
         self._last_hb = self._started
-        self._last_reset: int | None = None
+        self._last_reset: str | None = None
         self._inbuf = bytearray()
 
     def plug(self) -> None:
@@ -169,6 +170,20 @@ class SimulatedChute:
             if self._sensor_ok and not ok:
                 self._send(cubeproto.ERR, [("code", "sensor")])
             self._sensor_ok = ok
+
+    def attach(self, tower: SimulatedTower) -> Callable[[], None]:
+        """Follow a simulated tower: its exits become cubes at the beam, its sensor faults unplug
+        and replug this board. Returns the function that detaches it."""
+
+        def listen(event: Landing | FaultEvent) -> None:
+            if isinstance(event, Landing):
+                self.feed(event.exits)
+            elif event.kind is FaultKind.SENSOR_LOST:
+                self.unplug()
+            elif event.kind is FaultKind.SENSOR_BACK:
+                self.plug()
+
+        return tower.subscribe(listen)
 
     @property
     def totals(self) -> tuple[int, ...]:
