@@ -6,9 +6,10 @@ Nothing here changes a state; everything can be recomputed at any time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from companion.core.actions import on_last_space, special_space_colour, token_bonus
-from companion.core.components import ProgressKind
+from companion.core.components import GOODS, ProgressKind
 from companion.core.cubes import COLOURS, Colour, Counts
 from companion.core.flow import order_of
 from companion.core.options import TieBreak
@@ -151,3 +152,68 @@ def winners(state: GameState) -> tuple[int, ...]:
     return tuple(
         i for i in best if state.players[i].vp == first.vp and state.players[i].track == first.track
     )
+
+
+def _by_colour(values: tuple[int, ...]) -> dict[str, int]:
+    return {colour.value: n for colour, n in zip(COLOURS, values, strict=True)}
+
+
+def state_summary(state: GameState) -> dict[str, Any]:
+    """The whole state and every score breakdown as plain JSON-ready data (for `game replay`)."""
+    players = []
+    for index, player in enumerate(state.players):
+        players.append(
+            {
+                "index": index,
+                "name": player.name,
+                "vp": player.vp,
+                "breakdown": {c.value: v for c, v in zip(CATEGORIES, player.vp_by, strict=True)},
+                "gold": player.gold,
+                "cannons": player.cannons,
+                "progress_space": player.progress,
+                "special_space": player.track,
+                "treasure_chests": player.chests,
+                "trading_posts_placed": player.posts_placed,
+                "ships_placed": player.ships_placed,
+                "progress_tokens": [
+                    {"kind": t.kind.value, "actions": [a.value for a in t.actions], "used": t.used}
+                    for t in player.tokens
+                ],
+                "tile_supply": [{"tile": kind, "size": size} for kind, size in player.supply],
+                "commodities": dict(zip(GOODS, player.commodities, strict=True)),
+                "production_bought": dict(zip(GOODS, player.production, strict=True)),
+            }
+        )
+    finished = state.finished
+    return {
+        "finished": finished,
+        "status": "finished" if finished else f"unfinished: waiting for {state.stage.value}",
+        "round": state.round,
+        "phase": state.colour.value,
+        "stage": state.stage.value,
+        "events_applied": state.events_applied,
+        "current_player": state.current_player,
+        "time_marker": state.time_marker,
+        "phase_ap": state.phase_ap,
+        "cubes": {
+            "storage": _by_colour(state.storage),
+            "action_space": _by_colour(state.action_space),
+            "stray": _by_colour(state.stray),
+            "tower": _by_colour(state.tower),
+        },
+        "pirates_face_up": list(state.pirates),
+        "islands": [
+            {"number": i.number, "big": i.big, "posts": list(i.posts), "completed": i.completed}
+            for i in state.islands
+        ],
+        "progress_display": {"left": state.progress_left, "right": state.progress_right},
+        "production_display": state.production_display,
+        "skipped_phases": [{"round": r, "colour": c} for r, c in state.skipped],
+        "notes": list(state.notes),
+        "player_order": list(player_order(state)),
+        "ranking": list(ranking(state)),
+        "winners": [state.players[i].name for i in winners(state)] if finished else [],
+        "players": players,
+        "options": state.options.model_dump(mode="json"),
+        "box": state.box.name,
+    }
