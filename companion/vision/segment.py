@@ -47,9 +47,26 @@ def to_lab(image: FloatImage) -> FloatImage:
 
 def chromaticity(image: FloatImage) -> tuple[FloatImage, FloatImage]:
     """(brightness as the sum of channels, per-channel share of it); dark pixels kept stable."""
-    total: FloatImage = image.sum(axis=2)
+    blue, green, red = cv2.split(image)
+    total: FloatImage = np.asarray(blue + green + red, np.float32)
     share: FloatImage = (image + np.float32(0.02)) / (total[:, :, None] + np.float32(0.06))
     return total, share
+
+
+def channel_norm(difference: FloatImage) -> FloatImage:
+    """Euclidean length of a 3-channel difference, per pixel (faster than numpy's norm)."""
+    first, second, third = cv2.split(difference)
+    squared = cv2.add(
+        cv2.add(cv2.multiply(first, first), cv2.multiply(second, second)),
+        cv2.multiply(third, third),
+    )
+    return np.asarray(cv2.sqrt(squared), np.float32)
+
+
+def channel_max(values: FloatImage) -> FloatImage:
+    """Largest of the three channels, per pixel."""
+    first, second, third = cv2.split(values)
+    return np.asarray(cv2.max(cv2.max(first, second), third), np.float32)
 
 
 @dataclass(frozen=True)
@@ -117,20 +134,21 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     gains = light_gains(raw, reference)
     bgr: FloatImage = np.clip(raw / gains.astype(np.float32), 0.0, 1.0).astype(np.float32)
     lab = to_lab(bgr)
-    difference: FloatImage = np.linalg.norm(lab - reference.lab, axis=2).astype(np.float32)
+    difference = channel_norm(lab - reference.lab)
     inside = reference.inside
-    typical = float(np.median(difference[inside]))
+    # Every other pixel of every other row is plenty for a median and four times faster.
+    typical = float(np.median(difference[::2, ::2][inside[::2, ::2]]))
     threshold = max(MIN_DIFFERENCE, NOISE_FACTOR * typical)
     changed = difference > threshold
     brightness, share = chromaticity(bgr)
     ratio = brightness / (reference.brightness + np.float32(1e-3))
-    hue_shift = np.abs(share - reference.share).max(axis=2)
+    hue_shift = channel_max(np.abs(share - reference.share))
     shadow_like = (
         changed
         & (ratio >= SHADOW_MIN_RATIO)
         & (ratio <= SHADOW_MAX_RATIO)
         & (hue_shift <= SHADOW_MAX_CHROMA)
     )
-    matching = float(np.mean(difference[inside] <= threshold))
+    matching = float(np.mean(difference[::2, ::2][inside[::2, ::2]] <= threshold))
     g = (float(gains[0]), float(gains[1]), float(gains[2]))
     return Comparison(bgr, lab, difference, changed, shadow_like, g, matching, threshold)
