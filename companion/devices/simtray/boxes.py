@@ -1,0 +1,322 @@
+"""Draw solid boxes (the cubes, and props in "something else" pictures) into a backdrop.
+
+Each visible face is rasterised into a depth buffer that starts as the backdrop's depth, so
+the rim hides cubes behind it and cubes hide each other exactly (leaning and stacked ones
+too). Every covered pixel is then shaded from its true 3D point: painted-wood albedo with
+grain, bevelled edges that catch the light, Lambert from the lamp with shadows from the rim
+and from neighbouring cubes, fill light darkened near the floor, light bounced off the floor
+onto the sides, and a Blinn-Phong highlight. Boxes also cast soft shadows on the floor.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.devices.simtray.backdrop import FLOOR, TABLE, Backdrop, rim_visibility
+from companion.devices.simtray.camera import PinholeCamera
+
+FloatArray = npt.NDArray[np.float32]
+F64Array = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int32]
+
+_SIGNS = np.array([[sx, sy, sz] for sx in (-1.0, 1.0) for sy in (-1.0, 1.0) for sz in (-1.0, 1.0)])
+# For the face on local axis k with sign s: the four corners in order around the face.
+_FACE_CORNERS: dict[tuple[int, int], list[int]] = {}
+for _k in range(3):
+    for _s in (1, -1):
+        _a1, _a2 = (_k + 1) % 3, (_k + 2) % 3
+        _ring = []
+        for _p1, _p2 in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+            for _i, _sg in enumerate(_SIGNS):
+                if _sg[_k] == _s and _sg[_a1] == _p1 and _sg[_a2] == _p2:
+                    _ring.append(_i)
+        _FACE_CORNERS[(_k, _s)] = _ring
+
+
+@dataclass(frozen=True, eq=False)
+class Box:
+    """A solid box: `centre` (mm), `rotation` (local->world), `half` extents (mm, 3),
+    linear-RGB `albedo`, Blinn-Phong `gloss`, wood-grain strength `grain` along local axis
+    `grain_axis` with a per-box `phase`."""
+
+    centre: F64Array
+    rotation: F64Array
+    half: F64Array
+    albedo: FloatArray
+    gloss: float
+    grain: float
+    grain_axis: int
+    phase: float
+
+    def corners(self) -> F64Array:
+        """The eight corners (8 x 3 mm), in the order of the sign table."""
+        return self.centre[None, :] + (_SIGNS * self.half[None, :]) @ self.rotation.T
+
+
+@dataclass(frozen=True, eq=False)
+class BoxLayer:
+    """The boxes drawn over a backdrop: radiance (H x W x 3, linear RGB) of the whole
+    picture, the box each pixel shows (H x W, -1 for none) and each box's visible pixels."""
+
+    radiance: FloatArray
+    owner: IntArray
+    visible_px: IntArray
+
+
+def draw_boxes(backdrop: Backdrop, boxes: list[Box]) -> BoxLayer:
+    """The backdrop with `boxes` (and their shadows) drawn in."""
+    height, width = backdrop.depth.shape
+    lamp = backdrop.lamp
+    fill = backdrop.fill
+    if boxes:
+        shadow, contact = _floor_shadows(backdrop, boxes)
+        lamp = lamp * (1.0 - shadow)[..., None]
+        fill = fill * (1.0 - contact)[..., None]
+    radiance = (lamp + fill).astype(np.float32)
+    ids = np.zeros((height, width), dtype=np.int32)
+    if not boxes:
+        return BoxLayer(radiance, ids - 1, np.zeros(0, dtype=np.int32))
+    zbuf = backdrop.depth.copy()
+    for index, box in enumerate(boxes):
+        _raster_box(backdrop, box, index, zbuf, ids)
+    flat = ids.reshape(-1)
+    sel = np.flatnonzero(flat)
+    if sel.size:
+        code = flat[sel] - 1
+        shaded = _shade(backdrop, boxes, sel, code // 6, code % 6, zbuf.reshape(-1)[sel])
+        radiance.reshape(-1, 3)[sel] = shaded
+    owner = np.where(ids > 0, (ids - 1) // 6, -1).astype(np.int32)
+    visible = np.bincount(owner[owner >= 0], minlength=len(boxes)).astype(np.int32)
+    return BoxLayer(radiance, owner, visible)
+
+
+def _raster_box(backdrop: Backdrop, box: Box, index: int, zbuf: FloatArray, ids: IntArray) -> None:
+    cam = backdrop.camera
+    height, width = zbuf.shape
+    corners = box.corners()
+    uv, _ = cam.project(corners)
+    for k in range(3):
+        for s in (1, -1):
+            normal = box.rotation[:, k] * s
+            face_centre = box.centre + normal * box.half[k]
+            if float(np.dot(normal, cam.centre - face_centre)) <= 1e-9:
+                continue
+            pts = uv[_FACE_CORNERS[(k, s)]]
+            x0 = max(math.floor(pts[:, 0].min()), 0)
+            x1 = min(math.ceil(pts[:, 0].max()) + 1, width)
+            y0 = max(math.floor(pts[:, 1].min()), 0)
+            y1 = min(math.ceil(pts[:, 1].max()) + 1, height)
+            if x1 <= x0 or y1 <= y0:
+                continue
+            mask = np.zeros((y1 - y0, x1 - x0), dtype=np.uint8)
+            fixed = np.round((pts - [x0, y0]) * 16.0).astype(np.int32)
+            cv2.fillConvexPoly(mask, fixed, 1, cv2.LINE_8, 4)
+            # 1/depth is affine in pixel coordinates over a plane.
+            n_cam = cam.rotation @ normal
+            denom = float(np.dot(normal, face_centre) - np.dot(normal, cam.centre))
+            us = (np.arange(x0, x1) - cam.cx) / cam.focal_px
+            vs = (np.arange(y0, y1) - cam.cy) / cam.focal_px
+            inv = (n_cam[0] * us[None, :] + n_cam[1] * vs[:, None] + n_cam[2]) / denom
+            depth = np.where(inv > 1e-9, 1.0 / np.maximum(inv, 1e-9), np.inf).astype(np.float32)
+            zone = zbuf[y0:y1, x0:x1]
+            take = (mask > 0) & (depth < zone - 1e-3)
+            zone[take] = depth[take]
+            ids[y0:y1, x0:x1][take] = index * 6 + k * 2 + (0 if s == 1 else 1) + 1
+
+
+def _shade(
+    backdrop: Backdrop,
+    boxes: list[Box],
+    sel: npt.NDArray[np.intp],
+    box_of: IntArray,
+    face_of: IntArray,
+    depth: FloatArray,
+) -> FloatArray:
+    cam = backdrop.camera
+    light = backdrop.light
+    rays = backdrop.rays.reshape(-1, 3)[sel]
+    points = (cam.centre[None, :] + depth[:, None].astype(np.float64) * rays).astype(np.float32)
+    rot = np.stack([b.rotation for b in boxes]).astype(np.float32)[box_of]
+    centre = np.stack([b.centre for b in boxes]).astype(np.float32)[box_of]
+    half = np.stack([b.half for b in boxes]).astype(np.float32)[box_of]
+    local = np.einsum("nji,nj->ni", rot, points - centre)
+    axis = face_of // 2
+    sign = np.where(face_of % 2 == 0, 1.0, -1.0).astype(np.float32)
+    rows = np.arange(sel.size)
+    a1 = (axis + 1) % 3
+    a2 = (axis + 2) % 3
+    u = local[rows, a1]
+    v = local[rows, a2]
+    h1 = half[rows, a1]
+    h2 = half[rows, a2]
+    # Rounded edges: within a bevel's width of an edge the normal turns towards the next face.
+    bevel = np.minimum(0.55, 0.07 * np.minimum(h1, h2) * 2).astype(np.float32)
+    w1 = np.clip(1.0 - (h1 - np.abs(u)) / bevel, 0.0, 1.0) ** 1.5
+    w2 = np.clip(1.0 - (h2 - np.abs(v)) / bevel, 0.0, 1.0) ** 1.5
+    n_local = np.zeros_like(local)
+    n_local[rows, axis] = sign
+    n_local[rows, a1] = w1 * np.sign(u)
+    n_local[rows, a2] = w2 * np.sign(v)
+    n_local /= np.linalg.norm(n_local, axis=1, keepdims=True)
+    normal = np.einsum("nij,nj->ni", rot, n_local)
+
+    to_light, falloff = light.towards(points)
+    lambert = np.clip(np.einsum("ij,ij->i", normal, to_light), 0.0, None)
+    vis = np.ones(sel.size, dtype=np.float32)
+    surface = backdrop.surface.reshape(-1)
+    if backdrop.setup.has_tray:
+        vis = rim_visibility(backdrop.setup.tray, points, to_light, light)
+    vis *= _box_shadows(boxes, box_of, points, to_light)
+
+    albedo = np.stack([b.albedo for b in boxes]).astype(np.float32)[box_of]
+    albedo = albedo * _grain(boxes, box_of, axis, local)[:, None]
+    ground = 0.0 if backdrop.setup.has_tray else -2.0
+    height_above = np.maximum(points[:, 2] - ground, 0.0)
+    occlusion = 1.0 - 0.5 * np.exp(-height_above / 1.6)
+    sky = (0.78 + 0.22 * normal[:, 2]) * occlusion
+    # Light bounced off the floor reaches the sides and is tinted by the floor's print.
+    under = np.clip(-normal[:, 2] * 0.5 + 0.5 * (1.0 - np.abs(normal[:, 2])), 0.0, 1.0)
+    floor_kind = FLOOR if backdrop.setup.has_tray else TABLE
+    floor_px = surface == floor_kind
+    bounce = (
+        (
+            backdrop.lamp.reshape(-1, 3)[floor_px].mean(axis=0)
+            + backdrop.fill.reshape(-1, 3)[floor_px].mean(axis=0)
+        )
+        if floor_px.any()
+        else np.zeros(3, dtype=np.float32)
+    )
+    irradiance = (
+        light.fill[None, :] * sky[:, None]
+        + light.colour[None, :] * (lambert * falloff * vis)[:, None]
+        + 0.35 * bounce[None, :] * (under * occlusion)[:, None]
+    )
+    view = cam.centre[None, :].astype(np.float32) - points
+    view /= np.linalg.norm(view, axis=1, keepdims=True)
+    half_vec = view + to_light
+    half_vec /= np.linalg.norm(half_vec, axis=1, keepdims=True)
+    gloss = np.array([b.gloss for b in boxes], dtype=np.float32)[box_of]
+    spec = gloss * np.clip(np.einsum("ij,ij->i", normal, half_vec), 0.0, 1.0) ** 30 * 6.0
+    spec *= (lambert > 0) * falloff * vis
+    radiance = albedo * irradiance + spec[:, None] * light.colour[None, :]
+    return np.asarray(radiance, dtype=np.float32)
+
+
+def _grain(boxes: list[Box], box_of: IntArray, axis: IntArray, local: FloatArray) -> FloatArray:
+    """Albedo factor from the wood under the paint: streaks along the grain on the long faces,
+    growth rings and a darker tone on the two end-grain faces."""
+    grain = np.array([b.grain for b in boxes], dtype=np.float32)[box_of]
+    gaxis = np.array([b.grain_axis for b in boxes], dtype=np.int64)[box_of]
+    phase = np.array([b.phase for b in boxes], dtype=np.float32)[box_of]
+    rows = np.arange(local.shape[0])
+    along = local[rows, gaxis]
+    across_axis = np.where((gaxis + 1) % 3 == axis, (gaxis + 2) % 3, (gaxis + 1) % 3)
+    across = local[rows, across_axis]
+    streak = np.sin(2.0 * np.pi * (across + 0.35 * np.sin(along * 0.45 + phase)) / 0.9 + phase)
+    end_axis_u = local[rows, (gaxis + 1) % 3] + 3.0 * np.cos(phase)
+    end_axis_v = local[rows, (gaxis + 2) % 3] + 3.0 * np.sin(phase)
+    rings = np.sin(2.0 * np.pi * np.sqrt(end_axis_u**2 + end_axis_v**2) / 0.8)
+    end = axis == gaxis
+    factor = np.where(end, 0.9 + grain * 0.6 * rings, 1.0 + grain * streak)
+    return factor.astype(np.float32)
+
+
+def _box_shadows(
+    boxes: list[Box], box_of: IntArray, points: FloatArray, to_light: FloatArray
+) -> FloatArray:
+    """1 where a point's ray towards the lamp passes no other nearby box, 0 where one blocks."""
+    vis = np.ones(points.shape[0], dtype=np.float32)
+    if len(boxes) < 2:
+        return vis
+    centres = np.stack([b.centre for b in boxes])
+    reach = np.array([float(np.linalg.norm(b.half)) for b in boxes])
+    order = np.argsort(box_of, kind="stable")
+    starts = np.searchsorted(box_of[order], np.arange(len(boxes) + 1))
+    for i in range(len(boxes)):
+        rows = order[starts[i] : starts[i + 1]]
+        if rows.size == 0:
+            continue
+        gap = np.linalg.norm(centres - centres[i], axis=1)
+        for j in np.flatnonzero(gap < (reach + reach[i]) * 2.2):
+            if j == i:
+                continue
+            other = boxes[int(j)]
+            rot = other.rotation.astype(np.float32)
+            o = (points[rows] - other.centre.astype(np.float32)) @ rot
+            d = to_light[rows] @ rot
+            d = np.where(np.abs(d) < 1e-7, 1e-7, d)
+            lo = (-other.half.astype(np.float32) - o) / d
+            hi = (other.half.astype(np.float32) - o) / d
+            t_near = np.max(np.minimum(lo, hi), axis=1)
+            t_far = np.min(np.maximum(lo, hi), axis=1)
+            blocked = (t_far > np.maximum(t_near, 0.05)) & (t_far > 0.05)
+            vis[rows[blocked]] = 0.0
+    return vis
+
+
+def _floor_shadows(backdrop: Backdrop, boxes: list[Box]) -> tuple[FloatArray, FloatArray]:
+    """Soft masks (H x W, 0..1) of the boxes' cast shadows on the floor (lamp light taken
+    away) and of the dark contact zone around each box's base (fill light taken away)."""
+    cam = backdrop.camera
+    light = backdrop.light
+    height, width = backdrop.depth.shape
+    shadow: FloatArray = np.zeros((height, width), dtype=np.float32)
+    contact: FloatArray = np.zeros((height, width), dtype=np.float32)
+    setup = backdrop.setup
+    ground = 0.0 if setup.has_tray else -2.0
+    tray = setup.tray
+    clip = None
+    if setup.has_tray:
+        a, b = tray.width_mm / 2, tray.depth_mm / 2
+        clip = np.array([[-a, -b], [a, -b], [a, b], [-a, b]], dtype=np.float32)
+    mm_px = cam.focal_px / max(float(cam.centre[2]), 1.0)
+    for box in boxes:
+        corners = box.corners()
+        cast = _cast(corners, light.position, light.direction, ground)
+        hull = cv2.convexHull(np.vstack([cast, corners[:, :2]]).astype(np.float32))
+        poly = hull.reshape(-1, 2)
+        if clip is not None:
+            _, inter = cv2.intersectConvexConvex(poly, clip)
+            if inter is None:
+                continue
+            poly = inter.reshape(-1, 2)
+        _fill(cam, poly, ground, shadow)
+        # The corners on (or nearly on) the floor: four for a flat box, two for a leaning one.
+        base = corners[corners[:, 2] < ground + 0.7 * float(box.half.min())]
+        if base.shape[0] >= 3:
+            foot = cv2.convexHull(base[:, :2].astype(np.float32)).reshape(-1, 2)
+            _fill(cam, foot, ground, contact)
+    height_mm = max(float(np.mean([b.centre[2] for b in boxes])), 1.0)
+    pen_mm = float(light.penumbra(np.array([height_mm], dtype=np.float32))[0])
+    shadow = np.asarray(
+        cv2.GaussianBlur(shadow, (0, 0), max(0.6, 0.5 * pen_mm * mm_px)), np.float32
+    )
+    contact = np.asarray(cv2.GaussianBlur(contact, (0, 0), max(1.0, 1.6 * mm_px)), np.float32)
+    return np.clip(shadow, 0.0, 1.0), np.clip(contact * 0.6, 0.0, 0.6)
+
+
+def _cast(
+    corners: F64Array, position: F64Array | None, direction: F64Array, ground: float
+) -> F64Array:
+    """Where each corner's shadow falls on the plane z = ground (N x 2 mm)."""
+    if position is None:
+        s = (corners[:, 2] - ground) / max(direction[2], 1e-3)
+        return np.asarray(corners[:, :2] - s[:, None] * direction[None, :2], dtype=np.float64)
+    lift = np.maximum(position[2] - corners[:, 2], 1e-3)
+    s = (position[2] - ground) / lift
+    cast = position[None, :2] + (corners[:, :2] - position[None, :2]) * s[:, None]
+    return np.asarray(cast, dtype=np.float64)
+
+
+def _fill(cam: PinholeCamera, poly: npt.ArrayLike, ground: float, target: FloatArray) -> None:
+    """Fill the floor polygon `poly` (N x 2 mm at height `ground`) into `target` with 1."""
+    flat = np.asarray(poly, dtype=np.float64).reshape(-1, 2)
+    world = np.column_stack([flat, np.full(flat.shape[0], ground)])
+    uv, _ = cam.project(world)
+    fixed = np.round(uv * 16.0).astype(np.int32)
+    cv2.fillConvexPoly(target, fixed, 1.0, cv2.LINE_8, 4)

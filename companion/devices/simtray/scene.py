@@ -1,0 +1,444 @@
+"""What one simulated tray picture shows: a frozen description, drawn at random per condition.
+
+A `SetUp` is everything fixed for one camera on one table (camera pose and lens, room light,
+the tray and its print, the table, white balance). A `TrayScene` is one picture under a set-up:
+which cubes, how they lie, and how the camera captured it (exposure, noise, blur, JPEG).
+Calibration happens per set-up, so pictures meant to be counted with one calibration share
+their `SetUp`.
+
+All lengths are millimetres, angles degrees, colour temperatures kelvin, sizes pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import numpy as np
+
+from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Counts
+
+PrintKind = Literal["plain", "gradient", "pattern", "texture", "colourful"]
+TableKind = Literal["wood", "cloth", "noise"]
+RGB8 = tuple[int, int, int]
+
+CONDITIONS: tuple[str, ...] = (
+    "any",
+    "neutral",
+    "warm",
+    "daylight",
+    "tilted",
+    "clustered",
+    "setup-drop",
+    "noisy",
+    "blurred",
+    "empty",
+    "colourful",
+    "hand",
+    "no-tray",
+    "dark",
+)
+"""Condition names `TrayScene.random` accepts. "any" draws every parameter over its full range;
+each other name pins one aspect to its hard end and draws the rest as "any" does:
+warm 2700-3200 K, daylight 5800-6500 K, neutral 3800-5200 K, tilted 15-20 degrees off
+vertical, clustered (cubes touching in heaps, some leaning or stacked), setup-drop (30-49
+cubes), noisy (high gain noise and JPEG quality 60-70), blurred (defocus and shake), empty
+(no cube), colourful (a many-coloured tray print), hand (a hand reaching into view),
+no-tray (a picture of something else), dark (lens covered or lamp off: a nearly black frame)."""
+
+
+@dataclass(frozen=True)
+class CameraPose:
+    """Where the camera is and what lens it has, relative to the tray floor's centre.
+
+    The camera looks at (target_x_mm, target_y_mm) on the floor from `height_mm` above it,
+    displaced `tilt_deg` off vertical towards `tilt_azimuth_deg` (0 = +x, the picture's right);
+    `yaw_deg` turns the picture about the optical axis; `hfov_deg` is the horizontal field of
+    view (widened if the whole tray would not fit in the picture).
+    """
+
+    height_mm: float
+    tilt_deg: float
+    tilt_azimuth_deg: float
+    yaw_deg: float
+    hfov_deg: float
+    target_x_mm: float = 0.0
+    target_y_mm: float = 0.0
+
+
+@dataclass(frozen=True)
+class Light:
+    """The room: one main lamp (point light, or the sun through a window when distance is inf)
+    and a diffuse fill. `ambient` is the fill's strength relative to the lamp on the floor."""
+
+    kelvin: float
+    azimuth_deg: float
+    elevation_deg: float
+    distance_mm: float
+    size_mm: float
+    ambient: float
+    ambient_kelvin: float
+
+
+@dataclass(frozen=True)
+class TrayLook:
+    """The tray: inner floor size, rim height, wall thickness and its printed surfaces (sRGB)."""
+
+    width_mm: float
+    depth_mm: float
+    rim_height_mm: float
+    wall_mm: float
+    print_kind: PrintKind
+    print_colours: tuple[RGB8, ...]
+    wall_colour: RGB8
+    rim_colour: RGB8
+    gloss: float
+    texture_seed: int
+
+
+@dataclass(frozen=True)
+class TableLook:
+    """The table around the tray (sRGB colours)."""
+
+    kind: TableKind
+    colours: tuple[RGB8, ...]
+    texture_seed: int
+
+
+@dataclass(frozen=True)
+class SetUp:
+    """Everything fixed for one camera on one table; pictures that share it share a calibration.
+
+    `white_balance` is how far the camera corrects the light's colour (0 none, 1 fully);
+    `vignetting` is the relative darkening at the picture's corners; `has_tray` is False for
+    pictures of something else.
+    """
+
+    camera: CameraPose
+    light: Light
+    tray: TrayLook
+    table: TableLook
+    image_size: tuple[int, int]
+    white_balance: float
+    vignetting: float
+    has_tray: bool = True
+    seed: int = 0
+
+    @classmethod
+    def random(cls, seed: int, condition: str = "any") -> SetUp:
+        """A set-up drawn at random for `condition` (see CONDITIONS); the same seed gives the
+        same set-up."""
+        _check_condition(condition)
+        rng = np.random.default_rng([seed, 1])
+        sizes = ((800, 600), (800, 600), (1280, 720), (640, 480), (1024, 768))
+        image_size = sizes[int(rng.integers(len(sizes)))]
+        tilt = rng.uniform(15.0, 20.0) if condition == "tilted" else rng.uniform(0.0, 20.0)
+        camera = CameraPose(
+            height_mm=float(rng.uniform(150.0, 300.0)),
+            tilt_deg=float(tilt),
+            tilt_azimuth_deg=float(rng.uniform(0.0, 360.0)),
+            yaw_deg=float(rng.normal(0.0, 5.0)),
+            hfov_deg=float(rng.uniform(50.0, 72.0)),
+            target_x_mm=float(rng.normal(0.0, 6.0)),
+            target_y_mm=float(rng.normal(0.0, 6.0)),
+        )
+        kelvin_range = {
+            "warm": (2700.0, 3200.0),
+            "daylight": (5800.0, 6500.0),
+            "neutral": (3800.0, 5200.0),
+        }.get(condition, (2700.0, 6500.0))
+        kelvin = float(rng.uniform(*kelvin_range))
+        directional = rng.random() < 0.2
+        light = Light(
+            kelvin=kelvin,
+            azimuth_deg=float(rng.uniform(0.0, 360.0)),
+            elevation_deg=float(rng.uniform(35.0, 85.0)),
+            distance_mm=math.inf if directional else float(rng.uniform(350.0, 1600.0)),
+            size_mm=float(rng.uniform(5.0, 120.0)),
+            ambient=float(rng.uniform(0.15, 0.6)),
+            ambient_kelvin=float(np.clip(kelvin + rng.normal(0.0, 600.0), 2500.0, 7500.0)),
+        )
+        tray = _random_tray(rng, condition)
+        table = _random_table(rng)
+        return cls(
+            camera=camera,
+            light=light,
+            tray=tray,
+            table=table,
+            image_size=image_size,
+            white_balance=float(rng.uniform(0.0, 0.85)),
+            vignetting=float(rng.uniform(0.05, 0.4)),
+            has_tray=condition != "no-tray",
+            seed=seed,
+        )
+
+
+@dataclass(frozen=True)
+class Capture:
+    """How the camera took one picture.
+
+    `exposure_ev` shifts exposure from the auto level; `noise` scales sensor noise (0 clean,
+    1 a cheap webcam at high gain); `defocus_px` is the optical blur's sigma; `motion_px` and
+    `motion_angle_deg` describe camera shake; `jpeg_quality` is 60-95 as webcams use;
+    `sharpen` is the camera's own unsharp-mask strength.
+    """
+
+    exposure_ev: float
+    noise: float
+    defocus_px: float
+    motion_px: float
+    motion_angle_deg: float
+    jpeg_quality: int
+    sharpen: float
+
+    @classmethod
+    def random(cls, seed: int, condition: str = "any") -> Capture:
+        """Capture settings drawn at random for `condition`."""
+        _check_condition(condition)
+        rng = np.random.default_rng([seed, 2])
+        noisy = condition == "noisy"
+        blurred = condition == "blurred"
+        return cls(
+            exposure_ev=float(-5.5 if condition == "dark" else rng.normal(0.0, 0.3)),
+            noise=float(rng.uniform(0.6, 1.0) if noisy else rng.uniform(0.05, 0.5)),
+            defocus_px=float(rng.uniform(1.4, 2.4) if blurred else rng.uniform(0.5, 1.1)),
+            motion_px=float(rng.uniform(1.5, 4.0) if blurred else rng.uniform(0.0, 0.8)),
+            motion_angle_deg=float(rng.uniform(0.0, 180.0)),
+            jpeg_quality=int(rng.integers(60, 71) if noisy else rng.integers(60, 96)),
+            sharpen=float(rng.uniform(0.0, 0.6)),
+        )
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """How cubes lie: the chance a cube lands touching another (`cluster_tendency`), leans on
+    a neighbour or the rim (`lean_fraction`), lies on top of another (`stack_fraction`) or
+    against the rim (`rim_fraction`); the cube edge `size_mm` and its per-cube spread."""
+
+    cluster_tendency: float
+    lean_fraction: float
+    stack_fraction: float
+    rim_fraction: float
+    size_mm: float = 9.0
+    size_jitter_mm: float = 0.25
+
+    @classmethod
+    def random(cls, seed: int, condition: str = "any") -> Arrangement:
+        """An arrangement drawn at random for `condition`."""
+        _check_condition(condition)
+        rng = np.random.default_rng([seed, 3])
+        clustered = condition in ("clustered", "setup-drop")
+        return cls(
+            cluster_tendency=float(rng.uniform(0.7, 0.95) if clustered else rng.uniform(0.1, 0.6)),
+            lean_fraction=float(rng.uniform(0.05, 0.15) if clustered else rng.uniform(0.0, 0.06)),
+            stack_fraction=float(rng.uniform(0.03, 0.1) if clustered else rng.uniform(0.0, 0.04)),
+            rim_fraction=float(rng.uniform(0.05, 0.25)),
+            size_mm=float(rng.uniform(8.6, 9.4)),
+            size_jitter_mm=float(rng.uniform(0.1, 0.3)),
+        )
+
+
+@dataclass(frozen=True)
+class HandPose:
+    """A hand reaching into the picture from `side` (0 left, 1 top, 2 right, 3 bottom of the
+    picture), `reach` of the way across it (0..1), at `angle_deg` from straight in, `height_mm`
+    above the floor, with a skin tone (sRGB)."""
+
+    side: int
+    reach: float
+    angle_deg: float
+    offset: float
+    height_mm: float
+    skin: RGB8
+
+    @classmethod
+    def random(cls, seed: int) -> HandPose:
+        """A hand pose drawn at random."""
+        from companion.devices.simtray.colour import SKIN_SRGB
+
+        rng = np.random.default_rng([seed, 4])
+        return cls(
+            side=int(rng.integers(4)),
+            reach=float(rng.uniform(0.25, 0.7)),
+            angle_deg=float(rng.normal(0.0, 18.0)),
+            offset=float(rng.uniform(0.25, 0.75)),
+            height_mm=float(rng.uniform(25.0, 90.0)),
+            skin=SKIN_SRGB[int(rng.integers(len(SKIN_SRGB)))],
+        )
+
+
+@dataclass(frozen=True)
+class TrayScene:
+    """One simulated picture of the tray with known truth. Frozen; render with `render()`.
+
+    `counts` is exactly what lies in the tray; `seed` fixes where each cube lies and the
+    sensor noise; `condition` names what `random` was asked for.
+    """
+
+    seed: int
+    counts: Counts
+    setup: SetUp
+    capture: Capture
+    arrangement: Arrangement
+    hand: HandPose | None = None
+    condition: str = "any"
+    extra: tuple[tuple[str, float], ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.counts.total > 60:
+            raise ValueError(f"at most 60 cubes fit a tray picture, asked for {self.counts.total}")
+
+    @classmethod
+    def random(
+        cls,
+        seed: int,
+        condition: str = "any",
+        *,
+        counts: Counts | None = None,
+        setup: SetUp | None = None,
+    ) -> TrayScene:
+        """A scene drawn at random for `condition` (one of CONDITIONS).
+
+        `counts` fixes what lies in the tray (otherwise drawn: most drops 1-15 cubes, the
+        set-up drop 30-49, never more than 7 of a colour); `setup` fixes the camera, light and
+        tray (otherwise drawn from the same seed).
+        """
+        _check_condition(condition)
+        rng = np.random.default_rng([seed, 5])
+        if setup is None:
+            setup = SetUp.random(seed, condition)
+        if counts is None:
+            counts = random_counts(rng, condition)
+        hand = HandPose.random(seed) if condition == "hand" else None
+        return cls(
+            seed=seed,
+            counts=counts,
+            setup=setup,
+            capture=Capture.random(seed, condition),
+            arrangement=Arrangement.random(seed, condition),
+            hand=hand,
+            condition=condition,
+        )
+
+    def with_counts(self, counts: Counts, seed: int | None = None) -> TrayScene:
+        """The same set-up and capture with other cubes (and optionally another layout seed)."""
+        return replace(self, counts=counts, seed=self.seed if seed is None else seed)
+
+    # Convenience views of the conditions, so callers need not know the nesting.
+    @property
+    def image_size(self) -> tuple[int, int]:
+        """(width, height) of the picture in pixels."""
+        return self.setup.image_size
+
+    @property
+    def light_kelvin(self) -> float:
+        """The main light's colour temperature in kelvin."""
+        return self.setup.light.kelvin
+
+    @property
+    def jpeg_quality(self) -> int:
+        """JPEG quality the camera used (60-95)."""
+        return self.capture.jpeg_quality
+
+
+def random_counts(rng: np.random.Generator, condition: str) -> Counts:
+    """Cube counts as drops give them: most drops 1-15 cubes, the set-up drop 30-49, none for
+    "empty" and "no-tray"; never more than 7 of one colour."""
+    if condition in ("empty", "no-tray", "dark"):
+        return Counts()
+    total = int(rng.integers(30, 50)) if condition == "setup-drop" else _drop_size(rng)
+    # Draw cubes without replacement from the 49 in the box, like the tower releases them.
+    pool = np.repeat(np.arange(len(COLOURS)), CUBES_PER_COLOUR)
+    chosen = rng.choice(pool, size=total, replace=False)
+    return Counts.from_tuple([int(np.sum(chosen == i)) for i in range(len(COLOURS))])
+
+
+def _drop_size(rng: np.random.Generator) -> int:
+    # Mostly small drops, a few bigger ones; an empty tray one time in twenty.
+    if rng.random() < 0.05:
+        return 0
+    return int(np.clip(round(rng.gamma(2.2, 3.2)), 1, 20))
+
+
+def _check_condition(condition: str) -> None:
+    if condition not in CONDITIONS:
+        raise ValueError(f"unknown condition {condition!r}; choose one of {', '.join(CONDITIONS)}")
+
+
+_PRINT_PALETTE: tuple[RGB8, ...] = (
+    (201, 182, 146),  # parchment
+    (92, 134, 160),  # sea blue
+    (60, 92, 120),  # deep sea
+    (176, 150, 112),  # cardboard
+    (124, 146, 96),  # meadow
+    (210, 196, 168),  # pale sand
+    (140, 110, 90),  # dark cardboard
+    (70, 70, 74),  # charcoal
+    (228, 222, 206),  # off-white
+    (150, 60, 50),  # brick
+    (190, 150, 60),  # ochre
+    (40, 96, 70),  # bottle green
+)
+
+_VIVID_PALETTE: tuple[RGB8, ...] = (
+    (200, 40, 40),
+    (40, 80, 170),
+    (40, 140, 70),
+    (235, 200, 50),
+    (120, 70, 40),
+    (240, 240, 235),
+    (30, 30, 30),
+    (200, 120, 40),
+    (130, 60, 140),
+    (90, 170, 200),
+)
+
+
+def _pick(rng: np.random.Generator, palette: tuple[RGB8, ...], n: int) -> tuple[RGB8, ...]:
+    picks = rng.choice(len(palette), size=n, replace=False)
+    return tuple(_jitter(rng, palette[int(i)]) for i in picks)
+
+
+def _jitter(rng: np.random.Generator, rgb: RGB8, amount: float = 14.0) -> RGB8:
+    values = np.clip(np.asarray(rgb, dtype=np.float64) + rng.normal(0.0, amount, 3), 0, 255)
+    return (int(values[0]), int(values[1]), int(values[2]))
+
+
+def _random_tray(rng: np.random.Generator, condition: str) -> TrayLook:
+    if condition == "colourful":
+        kind: PrintKind = "colourful"
+    else:
+        kinds: tuple[PrintKind, ...] = ("plain", "gradient", "pattern", "texture", "colourful")
+        kind = kinds[int(rng.choice(5, p=[0.3, 0.2, 0.2, 0.22, 0.08]))]
+    palette = _VIVID_PALETTE if kind == "colourful" else _PRINT_PALETTE
+    colours = _pick(rng, palette, 4 if kind == "colourful" else 2)
+    wall = _jitter(rng, _PRINT_PALETTE[int(rng.integers(len(_PRINT_PALETTE)))])
+    return TrayLook(
+        width_mm=float(rng.uniform(120.0, 170.0)),
+        depth_mm=float(rng.uniform(85.0, 120.0)),
+        rim_height_mm=float(rng.uniform(10.0, 24.0)),
+        wall_mm=float(rng.uniform(2.0, 4.0)),
+        print_kind=kind,
+        print_colours=colours,
+        wall_colour=wall,
+        rim_colour=_jitter(rng, wall, 25.0),
+        gloss=float(rng.choice([0.0, 0.01, 0.03], p=[0.5, 0.3, 0.2])),
+        texture_seed=int(rng.integers(1 << 30)),
+    )
+
+
+def _random_table(rng: np.random.Generator) -> TableLook:
+    kinds: tuple[TableKind, ...] = ("wood", "cloth", "noise")
+    kind = kinds[int(rng.choice(3, p=[0.5, 0.3, 0.2]))]
+    if kind == "wood":
+        base = ((150, 100, 60), (190, 150, 105), (110, 70, 45), (205, 180, 140))
+        light = _jitter(rng, base[int(rng.integers(len(base)))], 10.0)
+        dark = tuple(int(c * rng.uniform(0.55, 0.8)) for c in light)
+        colours: tuple[RGB8, ...] = (light, (dark[0], dark[1], dark[2]))
+    elif kind == "cloth":
+        cloth = ((40, 90, 50), (60, 60, 110), (120, 40, 40), (200, 200, 195), (50, 50, 55))
+        colours = (_jitter(rng, cloth[int(rng.integers(len(cloth)))], 12.0),)
+    else:
+        colours = _pick(rng, _PRINT_PALETTE + _VIVID_PALETTE[:4], 3)
+    return TableLook(kind=kind, colours=colours, texture_seed=int(rng.integers(1 << 30)))

@@ -1,0 +1,113 @@
+"""The simulated camera: from scene radiance to the BGR uint8 picture and JPEG bytes.
+
+The chain follows a real camera's order: lens (vignetting, defocus, shake), a Bayer colour
+filter mosaic with shot and read noise at 12 bits, demosaicing, white balance and exposure
+gains, the sRGB tone curve, the camera's sharpening, and JPEG compression.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from companion.devices.simtray.colour import linear_to_srgb
+from companion.devices.simtray.scene import Capture
+
+FloatArray = npt.NDArray[np.float32]
+ByteImage = npt.NDArray[np.uint8]
+
+_LEVELS = 4096
+_TONE = np.round(
+    255.0
+    * np.clip(
+        # sRGB with a gentle S (cameras add contrast in the mid-tones).
+        (lambda s: s + 0.06 * np.sin(2 * np.pi * s) * (1 - s) * s * 4)(
+            linear_to_srgb(np.arange(_LEVELS, dtype=np.float32) / (_LEVELS - 1))
+        ),
+        0.0,
+        1.0,
+    )
+).astype(np.uint8)
+
+
+def develop(
+    radiance: FloatArray,
+    gain: FloatArray,
+    vignette: FloatArray,
+    capture: Capture,
+    rng: np.random.Generator,
+) -> ByteImage:
+    """The camera's BGR uint8 picture (H x W x 3) of `radiance` (linear RGB, H x W x 3) with
+    per-channel `gain` (white balance and exposure) and the lens's `vignette` (H x W)."""
+    scale = np.float32(2.0**capture.exposure_ev)
+    light = radiance * vignette[..., None]
+    if capture.defocus_px > 0.3:
+        light = np.asarray(cv2.GaussianBlur(light, (0, 0), capture.defocus_px), np.float32)
+    if capture.motion_px > 0.5:
+        kernel = _line_kernel(capture.motion_px, capture.motion_angle_deg)
+        light = np.asarray(cv2.filter2D(light, -1, kernel), dtype=np.float32)
+    # The mosaic sees the light before white balance; gains are applied after demosaicing.
+    raw = np.empty(light.shape[:2], dtype=np.float32)
+    raw[0::2, 0::2] = light[0::2, 0::2, 0]
+    raw[0::2, 1::2] = light[0::2, 1::2, 1]
+    raw[1::2, 0::2] = light[1::2, 0::2, 1]
+    raw[1::2, 1::2] = light[1::2, 1::2, 2]
+    # Sensor level: the exposure makes a mid-grey land near 0.2 after gains; the sensor's own
+    # headroom is set by the green gain.
+    raw *= scale * gain[1]
+    full_well = 5000.0 * (1.0 - 0.92 * min(max(capture.noise, 0.0), 1.0))
+    read = 0.0015 + 0.01 * capture.noise
+    sigma = np.sqrt(np.maximum(raw, 0.0) / np.float32(full_well) + np.float32(read * read))
+    raw += sigma * rng.standard_normal(raw.shape, dtype=np.float32)
+    counts = np.clip(raw * (_LEVELS - 1), 0, _LEVELS - 1).astype(np.uint16)
+    bgr = cv2.cvtColor(counts, cv2.COLOR_BayerBG2BGR).astype(np.float32)
+    balance = np.array([gain[2] / gain[1], 1.0, gain[0] / gain[1]], dtype=np.float32)
+    bgr *= balance[None, None, :]
+    levels = np.clip(bgr, 0, _LEVELS - 1).astype(np.uint16)
+    out: ByteImage = _TONE[levels]
+    if capture.sharpen > 0.05:
+        soft = cv2.GaussianBlur(out, (0, 0), 1.2)
+        sharp = cv2.addWeighted(out, 1.0 + capture.sharpen, soft, -capture.sharpen, 0.0)
+        out = np.asarray(sharp, dtype=np.uint8)
+    return out
+
+
+def to_jpeg(image: ByteImage, quality: int) -> bytes:
+    """JPEG bytes of a BGR uint8 picture at `quality` (1-100)."""
+    ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise RuntimeError("OpenCV could not encode the picture as JPEG")
+    return bytes(buffer.tobytes())
+
+
+def from_jpeg(data: bytes) -> ByteImage:
+    """The BGR uint8 picture in JPEG `data`."""
+    image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError("not a readable JPEG")
+    return np.asarray(image, dtype=np.uint8)
+
+
+def _line_kernel(length_px: float, angle_deg: float) -> FloatArray:
+    size = math.ceil(length_px) * 2 + 1
+    kernel = np.zeros((size, size), dtype=np.float32)
+    c = size // 2
+    dx = math.cos(math.radians(angle_deg)) * length_px / 2
+    dy = math.sin(math.radians(angle_deg)) * length_px / 2
+    cv2.line(
+        kernel,
+        (round((c - dx) * 16), round((c - dy) * 16)),
+        (round((c + dx) * 16), round((c + dy) * 16)),
+        1.0,
+        1,
+        cv2.LINE_AA,
+        4,
+    )
+    total = float(kernel.sum())
+    if total <= 0:
+        kernel[c, c] = 1.0
+        total = 1.0
+    return kernel / np.float32(total)

@@ -1,0 +1,242 @@
+"""Sets of simulated pictures: a calibration set for one camera set-up, a drop in motion,
+a hand reaching in, and writing a set to a folder the `companion calibrate` command reads."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.core.cubes import COLOURS, Colour, Counts
+from companion.devices.simtray.layout import PlacedCube, rot_axis
+from companion.devices.simtray.render import RenderedTray, cube_layout, render, render_cubes
+from companion.devices.simtray.scene import HandPose, SetUp, TrayScene
+
+TRUTH_VERSION = 1
+
+# Conditions that describe one picture rather than a set-up: calibration pictures are taken
+# without them (nobody calibrates with a hand in view or the lamp off).
+_PICTURE_ONLY = {"empty", "hand", "no-tray", "dark", "setup-drop", "clustered"}
+
+
+def sub_seed(seed: int, *path: int) -> int:
+    """A seed derived from `seed` and `path`, well spread, stable across runs and machines."""
+    return int(np.random.default_rng([seed, 99, *path]).integers(1 << 31))
+
+
+@dataclass(frozen=True, eq=False)
+class CalibrationSet:
+    """Pictures under one set-up: the empty tray, one picture per colour holding only cubes
+    of that colour, and further test pictures to count with the calibration."""
+
+    setup: SetUp
+    condition: str
+    empty: RenderedTray
+    colours: tuple[tuple[Colour, RenderedTray], ...]
+    tests: tuple[RenderedTray, ...]
+
+    def calibration_pictures(self) -> dict[str, RenderedTray]:
+        """Name (as the calibrate command wants: "empty", "blue", ...) to picture."""
+        return {"empty": self.empty, **{c.value: r for c, r in self.colours}}
+
+
+def calibration_set(
+    seed: int,
+    condition: str = "any",
+    *,
+    tests: int = 10,
+    per_colour: int | None = None,
+    jpeg: bool = True,
+) -> CalibrationSet:
+    """A calibration set for a set-up drawn from `seed` under `condition`, with `tests` test
+    pictures under the same set-up (drawn for `condition`). Colour pictures hold `per_colour`
+    cubes each (drawn 3-7 when None)."""
+    setup_condition = "any" if condition in _PICTURE_ONLY else condition
+    setup = SetUp.random(seed, setup_condition)
+    rng = np.random.default_rng([seed, 98])
+    empty_scene = TrayScene.random(sub_seed(seed, 0), setup_condition, counts=Counts(), setup=setup)
+    empty = render(empty_scene, jpeg=jpeg)
+    colours = []
+    for i, colour in enumerate(COLOURS, start=1):
+        n = per_colour if per_colour is not None else int(rng.integers(3, 8))
+        scene = TrayScene.random(
+            sub_seed(seed, i), setup_condition, counts=Counts.of({colour: n}), setup=setup
+        )
+        colours.append((colour, render(scene, jpeg=jpeg)))
+    test_pictures = tuple(
+        render(TrayScene.random(sub_seed(seed, 100 + k), condition, setup=setup), jpeg=jpeg)
+        for k in range(tests)
+    )
+    return CalibrationSet(setup, condition, empty, tuple(colours), test_pictures)
+
+
+def truth_record(name: str, picture: RenderedTray) -> dict[str, object]:
+    """The truth of one picture as JSON-ready data (see `write_set` for the layout)."""
+    scene = picture.scene
+    return {
+        "image": name,
+        "counts": picture.counts.as_dict(),
+        "condition": scene.condition,
+        "seed": scene.seed,
+        "has_tray": picture.has_tray,
+        "hand_in_view": picture.hand_in_view,
+        "moving": picture.moving,
+        "light_kelvin": round(scene.setup.light.kelvin),
+        "jpeg_quality": scene.capture.jpeg_quality,
+        "image_size": list(scene.setup.image_size),
+        "tray_corners": [[round(x, 2), round(y, 2)] for x, y in picture.tray_corners],
+        "cubes": [
+            {
+                "colour": c.colour.value,
+                "x": round(c.x, 2),
+                "y": round(c.y, 2),
+                "visible_fraction": c.visible_fraction,
+                "occluded": c.occluded,
+                "leaning": c.leaning,
+                "stacked": c.stacked,
+                "against_rim": c.against_rim,
+            }
+            for c in picture.cubes
+        ],
+    }
+
+
+def write_set(cal: CalibrationSet, folder: Path, *, prefix: str = "test") -> Path:
+    """Write `cal` into `folder` (created if needed) and return the truth file's path.
+
+    Layout: `empty.png` and `blue.png` ... `white.png` (lossless copies of the camera's
+    pictures, for `companion calibrate`), test pictures `{prefix}_NNN.jpg` (the camera's JPEG
+    bytes as they are), and `truth.json`: {"version", "condition", "setup_seed",
+    "calibration": [record...], "pictures": [record...]}, each record as `truth_record` makes.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    calibration = []
+    for name, picture in cal.calibration_pictures().items():
+        file_name = f"{name}.png"
+        if not cv2.imwrite(str(folder / file_name), picture.image):
+            raise OSError(f"could not write {folder / file_name}")
+        calibration.append(truth_record(file_name, picture))
+    pictures = []
+    for k, picture in enumerate(cal.tests):
+        file_name = f"{prefix}_{k:03d}.jpg"
+        data = picture.jpeg if picture.jpeg is not None else _encode(picture)
+        (folder / file_name).write_bytes(data)
+        pictures.append(truth_record(file_name, picture))
+    truth = {
+        "version": TRUTH_VERSION,
+        "condition": cal.condition,
+        "setup_seed": cal.setup.seed,
+        "calibration": calibration,
+        "pictures": pictures,
+    }
+    path = folder / "truth.json"
+    path.write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def _encode(picture: RenderedTray) -> bytes:
+    from companion.devices.simtray.sensor import to_jpeg
+
+    return to_jpeg(picture.image, picture.scene.capture.jpeg_quality)
+
+
+def drop_frames(
+    scene: TrayScene, *, frames: int = 14, fps: float = 15.0, jpeg: bool = False
+) -> list[RenderedTray]:
+    """Consecutive camera frames of the cubes of `scene` falling into the tray one after
+    another, bouncing and spinning, then lying still where `scene` has them.
+
+    Each frame's truth holds only the cubes already in the tray, with `moving` set for those
+    still in motion; moving cubes are motion-blurred over the exposure. The last few frames
+    show the settled tray (identical apart from sensor noise).
+    """
+    final = cube_layout(scene)
+    rng = np.random.default_rng([scene.seed, 21])
+    n = len(final)
+    # Arrival times within the first half of the sequence; each cube travels for 0.3-0.6 s.
+    span = frames / fps
+    arrive = np.sort(rng.uniform(0.0, 0.45 * span, n))
+    travel = rng.uniform(0.3, 0.6, n)
+    entry_side = rng.uniform(0.0, 2 * math.pi)
+    entry = np.array([math.cos(entry_side), math.sin(entry_side)])
+    a = scene.setup.tray.width_mm / 2
+    b = scene.setup.tray.depth_mm / 2
+    start_xy = [
+        np.clip(
+            entry * np.array([a, b]) * 0.8 + rng.normal(0, 8, 2), [-a + 6, -b + 6], [a - 6, b - 6]
+        )
+        for _ in range(n)
+    ]
+    spin_axes = [rng.normal(0, 1, 3) for _ in range(n)]
+    spins = rng.uniform(2 * math.pi, 5 * math.pi, n)
+    out = []
+    for f in range(frames):
+        t = f / fps
+        shutter = 0.5 / fps
+        cubes, moving, subs = _cubes_at(final, t, arrive, travel, start_xy, spin_axes, spins)
+        steps = []
+        if any(moving):
+            for k in (1, 2):
+                step, _, _ = _cubes_at(
+                    final, t - shutter * k / 2, arrive, travel, start_xy, spin_axes, spins
+                )
+                # Cubes not yet arrived at the earlier instant stay where they are now.
+                steps.append(step if len(step) == len(cubes) else cubes)
+        del subs
+        out.append(
+            render_cubes(
+                scene,
+                tuple(cubes),
+                jpeg=jpeg,
+                frame=f,
+                moving=tuple(moving),
+                substeps=tuple(tuple(s) for s in steps),
+            )
+        )
+    return out
+
+
+def _cubes_at(
+    final: tuple[PlacedCube, ...],
+    t: float,
+    arrive: np.ndarray,
+    travel: np.ndarray,
+    start_xy: list[np.ndarray],
+    spin_axes: list[np.ndarray],
+    spins: np.ndarray,
+) -> tuple[list[PlacedCube], list[bool], int]:
+    cubes: list[PlacedCube] = []
+    moving: list[bool] = []
+    for i, cube in enumerate(final):
+        if t < arrive[i]:
+            continue
+        p = min((t - arrive[i]) / travel[i], 1.0)
+        if p >= 1.0:
+            cubes.append(cube)
+            moving.append(False)
+            continue
+        # Slides and bounces in, slowing down: ease-out position, decaying hops.
+        ease = 1.0 - (1.0 - p) ** 2
+        xy = start_xy[i] + (cube.centre[:2] - start_xy[i]) * ease
+        hop = abs(math.sin(3 * math.pi * p)) * 18.0 * (1.0 - p) ** 2
+        centre = np.array([xy[0], xy[1], cube.centre[2] + hop])
+        rotation = rot_axis(spin_axes[i], spins[i] * (1.0 - ease)) @ cube.rotation
+        cubes.append(replace(cube, centre=centre, rotation=rotation))
+        moving.append(True)
+    return cubes, moving, 0
+
+
+def hand_frames(scene: TrayScene, *, frames: int = 8, jpeg: bool = False) -> list[RenderedTray]:
+    """Frames of a hand reaching into the picture over the tray of `scene` and out again."""
+    pose = scene.hand if scene.hand is not None else HandPose.random(scene.seed)
+    out = []
+    for f in range(frames):
+        phase = math.sin(math.pi * (f + 0.5) / frames)
+        reach = max(0.02, pose.reach * phase)
+        framed = replace(scene, hand=replace(pose, reach=reach))
+        out.append(render(framed, jpeg=jpeg, frame=f))
+    return out
