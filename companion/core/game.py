@@ -17,7 +17,7 @@ from companion.core.errors import UndoError
 from companion.core.events import Event
 from companion.core.log import GameLog, parse_log, replay
 from companion.core.options import RuleOptions
-from companion.core.rules import apply, is_tower_event
+from companion.core.rules import apply, is_tower_event, new_game
 from companion.core.state import GameState
 
 
@@ -41,8 +41,10 @@ class Game:
         box: BoxData = REAL_BOX,
     ) -> Game:
         """A new game: `players` in the starting stack (top = first player) first."""
-        log = GameLog(players=tuple(players), options=options or RuleOptions(), box=box)
-        return cls(log)
+        names = tuple(players)
+        options = options or RuleOptions()
+        start = new_game(names, options, box)  # RuleError for a wrong number of players
+        return cls(GameLog(players=names, options=options, box=box), [start])
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Game:

@@ -51,7 +51,7 @@ from companion.core.events import (
     UseGoldToken,
 )
 from companion.core.game import Game
-from companion.core.odds import DEFAULT_P_OUT, draw_drop, next_drop_tower
+from companion.core.odds import draw_drop, next_drop_tower
 from companion.core.options import RuleOptions
 from companion.core.state import GameState, Player, Stage
 
@@ -106,13 +106,14 @@ class Simulator:
         seed: int = 0,
         box: BoxData = TEST_BOX,
         options: RuleOptions | None = None,
-        p_out: float = DEFAULT_P_OUT,
+        p_out: float | None = None,
     ) -> None:
         if box.progress_tokens is None or box.special_track is None or box.progress_track is None:
             raise ValueError("the simulator needs a box with track layouts and tokens (TEST_BOX)")
         self.rng = random.Random(seed)
         self.box = box
-        self.p_out = p_out
+        # Towers differ: without a given chance, each game draws how sticky its tower is.
+        self.p_out = p_out if p_out is not None else self.rng.uniform(0.2, 0.8)
         self.game = Game.new(PLAYER_NAMES[:players], options=options or RuleOptions(), box=box)
         self.table = _Table(self.rng, box)
         self.next_island = 1
