@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # Offscreen Kivy and no ~/.kivy for everything make runs on behalf of tests.
 export KIVY_NO_ARGS := 1
 
-.PHONY: all setup run test lint typecheck pytest parts deploy-check bench screenshots clean
+.PHONY: all setup run test lint typecheck pytest parts previews deploy-check bench screenshots clean
 
 all: test
 
@@ -37,6 +37,20 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(PY) -m pytest
+
+# Every printed part to hardware/stl/*.stl; any OpenSCAD warning or error fails.
+parts: $(STAMP)
+	bash hardware/render.sh stl hardware/stl
+
+# PNG pictures of the parts under a virtual X server (not part of `make test`); copy the ones
+# that changed to docs/parts/ by hand.
+previews: $(STAMP)
+	bash hardware/render.sh png hardware/previews
+
+# shellcheck on every shell script, systemd-analyze verify on the unit, and a dry run of the
+# Pi install script into a temporary root.
+deploy-check: $(STAMP)
+	bash deploy/check.sh
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
