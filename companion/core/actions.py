@@ -498,7 +498,8 @@ def take_turn(d: Draft, event: TurnEvent) -> None:
         if gold > player.gold:
             raise RuleError("3.4 gold", f"{player.name} has {player.gold} gold, not {gold}")
         # Gold is spent first, so gold gained by the action meets the cap afterwards.
-        d.update(index, gold=player.gold - gold)
+        if gold:
+            d.update(index, gold=player.gold - gold)
         ap = base_ap + gold
         if isinstance(event, MoveShips):
             cost = move_ships(d, event, ap)

@@ -169,13 +169,10 @@ def apply(state: GameState, event: Event) -> GameState:
 
 def check_conservation(state: GameState) -> None:
     """Per colour: storage + action space + stray + tower = 7, none below zero (section 3)."""
-    for place in (state.storage, state.action_space, state.stray, state.tower):
-        if min(place) < 0:
+    for cubes in zip(state.storage, state.action_space, state.stray, state.tower, strict=True):
+        if min(cubes) < 0:
             raise RuleError("3 the 49 cubes are conserved", "a cube location went below zero")
-    for total in map(
-        sum, zip(state.storage, state.action_space, state.stray, state.tower, strict=True)
-    ):
-        if total != CUBES_PER_COLOUR:
+        if sum(cubes) != CUBES_PER_COLOUR:
             raise RuleError(
                 "3 the 49 cubes are conserved", "the cubes of a colour do not add up to 7"
             )

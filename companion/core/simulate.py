@@ -205,13 +205,11 @@ class Simulator:
         rng = self.rng
         space = state.action_space
         out: list[tuple[float, Colour, bool]] = []
-        for colour in COLOURS:
-            present = space[colour.position] > 0
-            if colour in (Colour.RED, Colour.GREEN) and player.owns(ProgressKind.GREEN_RED):
-                present = present or space[Colour.RED.position] + space[Colour.GREEN.position] > 0
-            if present:
-                out.append((rng.random() + 0.1 * space[colour.position], colour, False))
-        if space[Colour.WHITE.position] and player.track > 0:
+        swap = space[2] + space[4] > 0 and player.owns(ProgressKind.GREEN_RED) > 0  # red, green
+        for position, colour in enumerate(COLOURS):
+            if space[position] or (swap and position in (2, 4)):
+                out.append((rng.random() + 0.1 * space[position], colour, False))
+        if space[6] and player.track > 0:  # white cubes, disc off the start space
             under = special_space_colour(state, player)
             if on_last_space(state, player) or under is None:
                 under = rng.choice(COLOURS[:-1])
