@@ -63,19 +63,19 @@ def _play_and_check(players: int, seed: int) -> None:
     assert Game.from_json(game.to_json()).state == game.state
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_two_players(seed: int) -> None:
     _play_and_check(2, seed)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_three_players(seed: int) -> None:
     _play_and_check(3, seed)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_four_players(seed: int) -> None:
     _play_and_check(4, seed)
