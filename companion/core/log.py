@@ -6,7 +6,7 @@ text with errors that name the event number; `replay` folds it into states.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -41,6 +41,9 @@ class GameLog(BaseModel):
 
 
 _LOG_ADAPTER: TypeAdapter[GameLog] = TypeAdapter(GameLog)
+_EVENT_KINDS = frozenset(
+    member.model_fields["kind"].default for member in get_args(get_args(Event)[0])
+)
 
 
 def parse_log(text: str | bytes) -> GameLog:
@@ -54,16 +57,12 @@ def parse_log(text: str | bytes) -> GameLog:
         if len(loc) >= 2 and loc[0] == "events" and isinstance(loc[1], int):
             number = loc[1] + 1
             loc = loc[2:]
-            # The discriminated union puts the event kind in the location: drop it.
-            if loc and isinstance(loc[0], str) and not _is_field_of_event(loc[0]):
+            # The discriminated union puts the event's kind in the location: drop it.
+            if loc and loc[0] in _EVENT_KINDS:
                 loc = loc[1:]
         where = ".".join(str(part) for part in loc)
         message = first["msg"] + (f" at {where}" if where else "")
         raise LogError(number, message) from None
-
-
-def _is_field_of_event(name: str) -> bool:
-    return name in {"kind", "counts", "player", "value", "token"}
 
 
 def replay(log: GameLog) -> list[GameState]:
