@@ -232,6 +232,8 @@ class SimulatedChute:
             now = self._clock()
             while self._queue and self._queue[0][0] <= now:
                 _, colour = self._queue.pop(0)
+                if self._master is None:
+                    continue  # unplugged means unpowered: the cube passes uncounted
                 self._cube(colour)
                 self.cube_times.append(now)
             if now - self._last_hb >= self._heartbeat_s:
