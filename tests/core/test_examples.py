@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from core_helpers import NAMES4, at_blue_phase, with_players, with_tray
+from core_helpers import NAMES4, with_players, with_tray
 
 from companion.core.box import TEST_BOX
 from companion.core.components import (
@@ -370,4 +370,4 @@ def test_e33_tie_break_by_player_order() -> None:
         p2={"track": 3, "stamp": 3, "vp_by": same},
     )
     assert ranking(state)[0] == 1
-    assert at_blue_phase().state.stage is Stage.DROP
+    assert ranking(state)[1:] == (0, 2)
