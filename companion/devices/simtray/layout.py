@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -63,43 +64,46 @@ def rot_axis(axis: F64Array, angle: float) -> F64Array:
 
 
 def _hull(points: F64Array) -> F64Array:
-    # Andrew's monotone chain; footprints have at most 8 points.
-    pts = sorted({(round(float(x), 6), round(float(y), 6)) for x, y in points})
-    if len(pts) <= 2:
-        return np.array(pts, dtype=np.float64)
-
-    def cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower: list[tuple[float, float]] = []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    upper: list[tuple[float, float]] = []
-    for p in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    return np.array(lower[:-1] + upper[:-1], dtype=np.float64)
+    """Convex hull (N x 2) of 2D points, counter-clockwise."""
+    hull = cv2.convexHull(np.ascontiguousarray(points, dtype=np.float32))
+    return np.asarray(hull, dtype=np.float64).reshape(-1, 2)
 
 
-def polygons_overlap(p: F64Array, q: F64Array, gap: float = 0.0) -> bool:
+def _normals(poly: F64Array) -> F64Array:
+    edges = np.roll(poly, -1, axis=0) - poly
+    normals = np.stack([-edges[:, 1], edges[:, 0]], axis=1)
+    lengths = np.linalg.norm(normals, axis=1)
+    keep = lengths > 1e-9
+    return np.asarray(normals[keep] / lengths[keep, None], dtype=np.float64)
+
+
+def polygons_overlap(
+    p: F64Array, q: F64Array, gap: float = 0.0, axes: F64Array | None = None
+) -> bool:
     """True if convex polygons `p` and `q` (N x 2) come closer than `gap` mm along every
-    separating axis (the separating-axis test)."""
-    for poly in (p, q):
-        edges = np.roll(poly, -1, axis=0) - poly
-        normals = np.stack([-edges[:, 1], edges[:, 0]], axis=1)
-        lengths = np.linalg.norm(normals, axis=1)
-        normals = normals[lengths > 1e-9] / lengths[lengths > 1e-9, None]
-        proj_p = p @ normals.T
-        proj_q = q @ normals.T
-        separated = (proj_p.max(axis=0) + gap <= proj_q.min(axis=0)) | (
-            proj_q.max(axis=0) + gap <= proj_p.min(axis=0)
-        )
-        if bool(np.any(separated)):
-            return False
-    return True
+    separating axis (the separating-axis test); `axes` may pass both polygons' edge normals."""
+    normals = np.vstack([_normals(p), _normals(q)]) if axes is None else axes
+    proj_p = p @ normals.T
+    proj_q = q @ normals.T
+    separated = (proj_p.max(axis=0) + gap <= proj_q.min(axis=0)) | (
+        proj_q.max(axis=0) + gap <= proj_p.min(axis=0)
+    )
+    return not bool(separated.any())
+
+
+def contact_distance(fixed: F64Array, moving: F64Array, direction: F64Array) -> float:
+    """How far (mm) convex polygon `moving` must slide from where it is along the unit
+    `direction` until it no longer overlaps `fixed`: the smallest shift that opens a
+    separating axis."""
+    normals = np.vstack([_normals(fixed), _normals(moving)])
+    along = normals @ direction
+    proj_f = fixed @ normals.T
+    proj_m = moving @ normals.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ahead = (proj_f.max(axis=0) - proj_m.min(axis=0)) / along
+        behind = (proj_m.max(axis=0) - proj_f.min(axis=0)) / -along
+    need = np.where(along > 1e-9, ahead, np.where(along < -1e-9, behind, np.inf))
+    return float(np.min(need))
 
 
 class _Tray:
@@ -111,9 +115,11 @@ class _Tray:
         self.rim = tray.rim_height_mm
         self.cubes: list[PlacedCube] = []
         self.prints: list[F64Array] = []
+        self.normals: list[F64Array] = []
 
     def fits(self, cube: PlacedCube, ignore: int = -1, level: int = 0) -> bool:
         fp = cube.footprint()
+        fp_normals = _normals(fp)
         if np.any(np.abs(fp[:, 0]) > self.a + 1e-6) or np.any(np.abs(fp[:, 1]) > self.b + 1e-6):
             return False
         radius = cube.size * 0.87
@@ -122,13 +128,15 @@ class _Tray:
                 continue
             if np.hypot(*(other.centre[:2] - cube.centre[:2])) > radius + other.size * 0.87:
                 continue
-            if polygons_overlap(fp, self.prints[i], gap=0.02):
+            axes = np.vstack([fp_normals, self.normals[i]])
+            if polygons_overlap(fp, self.prints[i], gap=0.02, axes=axes):
                 return False
         return True
 
     def add(self, cube: PlacedCube) -> None:
         self.cubes.append(cube)
         self.prints.append(cube.footprint())
+        self.normals.append(_normals(self.prints[-1]))
 
 
 def arrange(
@@ -209,19 +217,12 @@ def _touching(
     unit = np.array([math.cos(direction), math.sin(direction)])
     neighbour_yaw = math.atan2(neighbour.rotation[1, 0], neighbour.rotation[0, 0])
     yaw = neighbour_yaw + rng.normal(0.0, 0.08) if rng.random() < 0.5 else rng.uniform(0, 6.3)
-    base = neighbour.footprint()
-    lo, hi = 0.4 * (size + neighbour.size), 0.75 * (size + neighbour.size)
     rotation = rot_z(yaw)
     local = (_CORNERS * size) @ rotation.T
-    for _ in range(12):
-        mid = (lo + hi) / 2
-        xy = neighbour.centre[:2] + mid * unit
-        fp = _hull(local[:, :2] + xy[None, :])
-        if polygons_overlap(fp, base, gap=0.02):
-            lo = mid
-        else:
-            hi = mid
-    xy = neighbour.centre[:2] + hi * unit
+    start = neighbour.centre[:2]
+    moving = _hull(local[:, :2] + start[None, :])
+    shift = contact_distance(neighbour.footprint(), moving, unit) + 0.03
+    xy = start + shift * unit
     return PlacedCube(colour, np.array([xy[0], xy[1], size / 2]), rotation, size)
 
 

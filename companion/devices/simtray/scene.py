@@ -156,7 +156,9 @@ class SetUp:
             elevation_deg=float(rng.uniform(35.0, 85.0)),
             distance_mm=math.inf if directional else float(rng.uniform(350.0, 1600.0)),
             size_mm=float(rng.uniform(5.0, 120.0)),
-            ambient=float(rng.uniform(0.15, 0.6)),
+            # Indoors, light bounced off walls and ceiling keeps shadows at a third to two
+            # thirds of the lit level.
+            ambient=float(rng.uniform(0.3, 0.8)),
             ambient_kelvin=float(np.clip(kelvin + rng.normal(0.0, 600.0), 2500.0, 7500.0)),
         )
         tray = _random_tray(rng, condition)
@@ -200,7 +202,7 @@ class Capture:
         noisy = condition == "noisy"
         blurred = condition == "blurred"
         return cls(
-            exposure_ev=float(-5.5 if condition == "dark" else rng.normal(0.0, 0.3)),
+            exposure_ev=float(-7.0 if condition == "dark" else rng.normal(0.0, 0.3)),
             noise=float(rng.uniform(0.6, 1.0) if noisy else rng.uniform(0.05, 0.5)),
             defocus_px=float(rng.uniform(1.4, 2.4) if blurred else rng.uniform(0.5, 1.1)),
             motion_px=float(rng.uniform(1.5, 4.0) if blurred else rng.uniform(0.0, 0.8)),

@@ -55,16 +55,18 @@ def develop(
     raw[0::2, 1::2] = light[0::2, 1::2, 1]
     raw[1::2, 0::2] = light[1::2, 0::2, 1]
     raw[1::2, 1::2] = light[1::2, 1::2, 2]
-    # Sensor level: the exposure makes a mid-grey land near 0.2 after gains; the sensor's own
-    # headroom is set by the green gain.
-    raw *= scale * gain[1]
+    # The sensor's exposure uses the smallest channel gain, and white balance only ever
+    # amplifies the others afterwards (as cameras do), so the channel the light is richest in
+    # does not clip before the picture does.
+    base = float(np.min(gain))
+    raw *= scale * np.float32(base)
     full_well = 5000.0 * (1.0 - 0.92 * min(max(capture.noise, 0.0), 1.0))
     read = 0.0015 + 0.01 * capture.noise
     sigma = np.sqrt(np.maximum(raw, 0.0) / np.float32(full_well) + np.float32(read * read))
     raw += sigma * rng.standard_normal(raw.shape, dtype=np.float32)
     counts = np.clip(raw * (_LEVELS - 1), 0, _LEVELS - 1).astype(np.uint16)
     bgr = cv2.cvtColor(counts, cv2.COLOR_BayerBG2BGR).astype(np.float32)
-    balance = np.array([gain[2] / gain[1], 1.0, gain[0] / gain[1]], dtype=np.float32)
+    balance = np.array([gain[2], gain[1], gain[0]], dtype=np.float32) / np.float32(base)
     bgr *= balance[None, None, :]
     levels = np.clip(bgr, 0, _LEVELS - 1).astype(np.uint16)
     out: ByteImage = _TONE[levels]

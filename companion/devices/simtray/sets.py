@@ -157,10 +157,11 @@ def drop_frames(
     final = cube_layout(scene)
     rng = np.random.default_rng([scene.seed, 21])
     n = len(final)
-    # Arrival times within the first half of the sequence; each cube travels for 0.3-0.6 s.
+    # Cubes arrive within the first 30% of the sequence and each travels for up to 35% of
+    # it (two frames at least), so the last third of the frames shows the settled tray.
     span = frames / fps
-    arrive = np.sort(rng.uniform(0.0, 0.45 * span, n))
-    travel = rng.uniform(0.3, 0.6, n)
+    arrive = np.sort(rng.uniform(0.0, 0.3 * span, n))
+    travel = rng.uniform(0.5, 1.0, n) * max(0.35 * span, 2.0 / fps)
     entry_side = rng.uniform(0.0, 2 * math.pi)
     entry = np.array([math.cos(entry_side), math.sin(entry_side)])
     a = scene.setup.tray.width_mm / 2
