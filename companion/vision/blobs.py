@@ -18,6 +18,15 @@ from companion.vision.images import FloatImage, Mask
 
 # A region smaller than this share of a cube is an edge fringe or noise, not a cube.
 FRAGMENT = 0.3
+# A clearly coloured piece this big (share of a cube) may be a cube hidden under others.
+HIDDEN = 0.12
+# A compact region up to this many cubes' area can still be one cube (leaning, seen closer).
+SINGLE_MAX_CUBES = 1.8
+SINGLE_MIN_CUBES = 0.6
+# What "compact" means: longest over shortest side of the enclosing box, and the box's share
+# the region fills. Two cubes side by side give about 2 and 1; a cube and a half at most 1.5.
+SINGLE_ASPECT = 1.4
+SINGLE_FILL = 0.7
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,15 @@ class Blob:
     """Share of the region's pixels that are only a darker version of the tray."""
     touches_margin: bool
     """Whether it reaches outside the tray outline (a hand or arm reaching in)."""
+
+
+def looks_single(points: NDArray[np.float32]) -> bool:
+    """Whether a region's outline is one compact square-ish shape (not two cubes side by side)."""
+    (_, _), (w, h), _ = cv2.minAreaRect(points)
+    w, h = max(w, 1.0), max(h, 1.0)
+    aspect = max(w, h) / min(w, h)
+    fill = len(points) / (w * h)
+    return aspect <= SINGLE_ASPECT and fill >= SINGLE_FILL
 
 
 def size_confidence(cubes: float, count: int) -> float:
@@ -93,7 +111,7 @@ def find_blobs(
         cube_area = float(areas[label]) if label != UNKNOWN else typical
         for index in range(1, n):
             area = float(stats[index, cv2.CC_STAT_AREA])
-            if area < FRAGMENT * cube_area:
+            if area < HIDDEN * cube_area:
                 continue
             x, y, w, h = (int(v) for v in stats[index, :4])
             window = regions[y : y + h, x : x + w] == index
@@ -124,7 +142,32 @@ def find_blobs(
             if best != label:
                 c_conf = 0.0
             cubes = area / cube_area
+            if cubes < FRAGMENT:
+                # Too small for a cube lying free, but a clear colour: a cube mostly hidden
+                # under others. Counted as nothing, and reported as a doubt.
+                if c_conf >= 0.5:
+                    blobs.append(
+                        Blob(
+                            label,
+                            area,
+                            cubes,
+                            0,
+                            points.mean(axis=0, keepdims=True).astype(np.float64),
+                            0.0,
+                            c_conf,
+                            runner_up,
+                            shadow,
+                            margin,
+                        )
+                    )
+                continue
             count = max(1, round(cubes))
+            confidence = size_confidence(cubes, count)
+            if SINGLE_MIN_CUBES <= cubes < SINGLE_MAX_CUBES and looks_single(points):
+                # One square-ish outline: a single cube seen bigger (leaning, near the
+                # camera, against the rim), never two side by side.
+                count = 1
+                confidence = max(confidence, float(np.clip((SINGLE_MAX_CUBES - cubes) / 0.4, 0, 1)))
             blobs.append(
                 Blob(
                     label,
@@ -132,7 +175,7 @@ def find_blobs(
                     cubes,
                     count,
                     _centres(points, count),
-                    size_confidence(cubes, count),
+                    confidence,
                     c_conf,
                     runner_up,
                     shadow,

@@ -36,17 +36,34 @@ class _Found:
     mask: Mask
     areas: list[float]
     regions: NDArray[np.int32]
+    cube: Mask
+    """Pixels that are cube rather than the shadow it casts."""
+
+
+# A region whose pixels are mostly shadow-like is a dark cube (or a cube the tray's colour):
+# then its darker part is the cube, the lighter part its shadow.
+MOSTLY_SHADOW = 0.5
 
 
 def _regions(view: BGRImage, reference: Reference) -> _Found:
-    """Changed regions of a colour picture, shadows excluded (no colour models exist yet)."""
+    """Changed regions of a colour picture (cube and its shadow), and their cube pixels."""
     comparison = compare(view, reference)
-    mask = comparison.changed & ~comparison.shadow_like & reference.inside
+    mask = comparison.changed & reference.inside
     kernel = np.ones((3, 3), np.uint8)
     cleaned = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, kernel)
     n, regions, stats, _ = cv2.connectedComponentsWithStats(cleaned, connectivity=4)
     areas = [float(stats[i, cv2.CC_STAT_AREA]) for i in range(1, n)]
-    return _Found(cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32))
+    cube = cleaned.astype(np.bool_) & ~comparison.shadow_like
+    for index in range(1, n):
+        x, y, w, h = (int(v) for v in stats[index, :4])
+        inside = regions[y : y + h, x : x + w] == index
+        shadowy = comparison.shadow_like[y : y + h, x : x + w] & inside
+        if shadowy.sum() < MOSTLY_SHADOW * inside.sum():
+            continue
+        ratio = comparison.ratio[y : y + h, x : x + w]
+        darker = shadowy & (ratio <= np.median(ratio[shadowy]))
+        cube[y : y + h, x : x + w] |= darker
+    return _Found(cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32), cube)
 
 
 def _cube_area(areas: list[float]) -> float:
@@ -194,7 +211,7 @@ def _cores(found: _Found, typical: float, side: float) -> tuple[Mask, list[float
         areas.append(area)
         keep |= found.regions == index
     distance = cv2.distanceTransform(keep.astype(np.uint8), cv2.DIST_L2, 3)
-    core: Mask = distance > max(1.5, side * 0.15)
+    core: Mask = (distance > max(1.5, side * 0.15)) & found.cube
     return core, areas
 
 
@@ -258,7 +275,10 @@ def _check_distinct(
             region_lab = np.median(labs[colour][inner], axis=0)
             d2 = distances2(region_lab[None, :].astype(np.float32), means, inverses)[0]
             best = int(np.argmin(d2))
-            if best != index and np.sqrt(d2[index]) - np.sqrt(d2[best]) > 1.5:
+            own = float(np.sqrt(d2[index]))
+            # Shading and highlights spread a colour widely: only a region clearly outside
+            # its own colour and clearly inside another is a stranger.
+            if best != index and own > 3.0 and own - np.sqrt(d2[best]) > 2.0:
                 strangers.append(COLOURS[best].value)
         if strangers:
             raise CalibrationError(

@@ -153,6 +153,9 @@ def _doubts(blobs: list[Blob], counts: Counts) -> list[str]:
                 reasons.append("something that is not a cube")
             continue
         colour = COLOURS[blob.label]
+        if blob.count == 0:
+            reasons.append(f"a {colour.value} cube may be hidden under others")
+            continue
         if blob.size_confidence < 0.5:
             if blob.cubes > blob.count:
                 reasons.append(

@@ -24,6 +24,8 @@ SHADOW_MIN_RATIO = 0.12
 SHADOW_MAX_RATIO = 0.97
 # Largest chromaticity change (r, g, b shares) still called a shadow; room light is often bluer.
 SHADOW_MAX_CHROMA = 0.045
+# A channel this bright (0..1) may be clipped by the camera.
+CLIPPED = 0.9
 
 
 def to_float(image: BGRImage) -> FloatImage:
@@ -79,13 +81,15 @@ class Reference:
     share: FloatImage
     inside: Mask
     cube_side: float
+    peak: FloatImage
+    """The brightest channel per pixel, 0..1."""
 
     @classmethod
     def prepare(cls, empty_view: BGRImage, inside: Mask, cube_side: float) -> Reference:
         """Blur and convert the empty-tray view once."""
         bgr = smooth(to_float(empty_view), cube_side)
         brightness, share = chromaticity(bgr)
-        return cls(bgr, to_lab(bgr), brightness, share, inside, cube_side)
+        return cls(bgr, to_lab(bgr), brightness, share, inside, cube_side, channel_max(bgr))
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,8 @@ class Comparison:
     """Clearly different from the empty tray (cube, hand, or shadow)."""
     shadow_like: Mask
     """Changed, but only darker with the same hue: a shadow unless a cube colour explains it."""
+    ratio: FloatImage
+    """Brightness over the empty tray's brightness, per pixel."""
     gains: tuple[float, float, float]
     """Per-channel factor the picture's light was divided by to match the empty tray."""
     matching: float
@@ -139,10 +145,17 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     # Every other pixel of every other row is plenty for a median and four times faster.
     typical = float(np.median(difference[::2, ::2][inside[::2, ::2]]))
     threshold = max(MIN_DIFFERENCE, NOISE_FACTOR * typical)
-    changed = difference > threshold
     brightness, share = chromaticity(bgr)
     ratio = brightness / (reference.brightness + np.float32(1e-3))
     hue_shift = channel_max(np.abs(share - reference.share))
+    # Where the tray is nearly white the camera clips, and a small exposure change between
+    # shots cannot be undone by the gains: bright and same hue there means unchanged.
+    clipped = (
+        (reference.peak >= CLIPPED)
+        & (channel_max(raw) >= CLIPPED)
+        & (hue_shift <= SHADOW_MAX_CHROMA)
+    )
+    changed = (difference > threshold) & ~clipped
     shadow_like = (
         changed
         & (ratio >= SHADOW_MIN_RATIO)
@@ -151,4 +164,4 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     )
     matching = float(np.mean(difference[::2, ::2][inside[::2, ::2]] <= threshold))
     g = (float(gains[0]), float(gains[1]), float(gains[2]))
-    return Comparison(bgr, lab, difference, changed, shadow_like, g, matching, threshold)
+    return Comparison(bgr, lab, difference, changed, shadow_like, ratio, g, matching, threshold)

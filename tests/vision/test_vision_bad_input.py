@@ -33,7 +33,7 @@ def test_truncated_and_garbage_files_are_refused(tmp_path: Path, setup: SetUp) -
     data = _jpeg(setup.shoot([], 1).image)
     with pytest.raises(ImageError, match="truncated JPEG"):
         decode_image(data[: len(data) // 2])
-    ok, png = cv2.imencode(".png", setup.shoot([], 1).image)
+    _, png = cv2.imencode(".png", setup.shoot([], 1).image)
     with pytest.raises(ImageError, match="truncated PNG"):
         decode_image(png.tobytes()[:-100])
     with pytest.raises(ImageError, match="empty"):
@@ -48,7 +48,7 @@ def test_truncated_and_garbage_files_are_refused(tmp_path: Path, setup: SetUp) -
 
 def test_other_picture_size_is_an_error(setup: SetUp, profile: Profile) -> None:
     small = cv2.resize(setup.shoot([], 2).image, (640, 480))
-    with pytest.raises(ImageError, match="640x480.*800x600"):
+    with pytest.raises(ImageError, match=r"640x480.*800x600"):
         read_tray(small, profile)
 
 
