@@ -60,7 +60,8 @@ def cube_steps(exits: Iterable[CubeExit], start_ms: int = 0, beam_ms: int = 10) 
     ]
 
 
-def _tool(name: str, venv_first: bool) -> str:
+def find_tool(name: str, venv_first: bool) -> str:
+    """The path of `micropython` or `socat`; FirmwareSimError says how to install it."""
     candidates = []
     if venv_first:
         candidates.append(Path(sys.executable).parent / name)
@@ -78,6 +79,18 @@ def _tool(name: str, venv_first: bool) -> str:
     raise FirmwareSimError(f"{name} is needed to run the firmware on this machine; {hint}")
 
 
+def stage_firmware(dest: Path) -> list[Path]:
+    """Write the files the board gets into `dest`, by firmware/install.sh itself; their paths."""
+    result = subprocess.run(
+        ["bash", str(FIRMWARE / "install.sh"), "--stage", str(dest)],
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        raise FirmwareSimError(f"firmware/install.sh --stage failed: {result.stderr.strip()}")
+    return sorted(dest.glob("*.py"))
+
+
 class FirmwareSimBoard:
     """One simulated board in `workdir`: `start()`, `stop()` (unplug), `start()` again (replug).
 
@@ -91,8 +104,8 @@ class FirmwareSimBoard:
         self.flash = workdir / "flash"
         self.cube_log = workdir / "cubes.log"
         self.stage = workdir / "stage"
-        self.micropython = _tool("micropython", venv_first=True)
-        self.socat = _tool("socat", venv_first=False)
+        self.micropython = find_tool("micropython", venv_first=True)
+        self.socat = find_tool("socat", venv_first=False)
         self._process: subprocess.Popen[bytes] | None = None
         self._runs = 0
 
@@ -101,11 +114,7 @@ class FirmwareSimBoard:
         if self._process is not None:
             raise FirmwareSimError("the simulated board is already plugged in")
         self.flash.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["bash", str(FIRMWARE / "install.sh"), "--stage", str(self.stage)],
-            check=True,
-            capture_output=True,
-        )
+        stage_firmware(self.stage)
         self._runs += 1
         script = self.workdir / f"script{self._runs}.txt"
         script.write_text("".join(step.line() + "\n" for step in steps))
