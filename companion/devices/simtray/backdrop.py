@@ -369,5 +369,14 @@ def _camera_gain(
     wb /= wb[1]
     seen = radiance * wb[None, None, :] * vignette[..., None]
     luminance = seen @ np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
-    level = float(np.mean(luminance))
-    return (wb * np.float32(0.2 / max(level, 1e-6))).astype(np.float32)
+    # Centre-weighted metering, as webcams and phone cameras meter by default.
+    height, width = luminance.shape
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    r2 = ((xx / width - 0.5) ** 2 + (yy / height - 0.5) ** 2) / 0.3**2
+    weight = np.exp(-0.5 * r2)
+    level = float(np.sum(luminance * weight) / np.sum(weight))
+    # ...and like them it also backs off so the brightest part of the centre does not clip.
+    centre = seen[height // 4 : 3 * height // 4, width // 4 : 3 * width // 4].max(axis=2)
+    bright = float(np.percentile(centre, 97))
+    scale = min(0.17 / max(level, 1e-6), 0.85 / max(bright, 1e-6))
+    return (wb * np.float32(scale)).astype(np.float32)

@@ -225,9 +225,9 @@ def _wood(
     warp = smooth_noise(rng, shape, 30.0 * px_per_mm, octaves=3) * 4.0
     period = rng.uniform(1.5, 4.0)
     grain = 0.5 + 0.5 * np.sin(2 * math.pi * (across + warp + 0.02 * along) / period)
-    grain = grain**3
-    figure = np.clip(0.5 + 0.3 * smooth_noise(rng, shape, 12.0 * px_per_mm, octaves=2), 0, 1)
-    t = np.clip(0.55 * grain + 0.45 * figure, 0.0, 1.0)
+    grain = grain**4
+    figure = np.clip(0.5 + 0.3 * smooth_noise(rng, shape, 12.0 * px_per_mm, octaves=3), 0, 1)
+    t = np.clip(0.3 * grain + 0.7 * figure, 0.0, 1.0)
     albedo = _mix(light, dark, t)
     # Each plank a little different in tone; a dark seam between planks.
     tone = 1.0 + 0.12 * np.sin(plank * 12.9898 + rng.uniform(0, 6.28))

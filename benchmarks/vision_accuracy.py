@@ -1,0 +1,230 @@
+"""Counting accuracy of `companion.vision` on simulated trays, condition by condition.
+
+For each condition (warm 2700 K, neutral, daylight 6500 K, strong tilt, clusters, the set-up
+drop of 30-49 cubes, heavy noise and JPEG, blur, empty tray, colourful tray print, plus a
+hand in view and a picture of something else) it draws camera set-ups, calibrates each with
+`companion.vision.calibrate` from the set-up's empty and one-colour pictures, counts further
+pictures under the same set-up with `companion.vision.read_tray`, and prints a table:
+
+- pictures counted, exactly right in all seven colours (%), confident (%),
+- wrong but confident (the worst error: must be 0),
+- cubes missed and invented (matched by position to the truth),
+- confusions within the hard pairs (black/brown, white/yellow, red/brown),
+- cubes invented on empty trays, and calibrations that were refused.
+
+Run: .venv/bin/python benchmarks/vision_accuracy.py [--setups 3] [--pictures 10] [--seed 0]
+Each failure is listed with the seeds that reproduce it. The renderer is
+companion.devices.tray_render; nothing here counts cubes itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.core.cubes import COLOURS, Colour
+from companion.devices.simtray.backdrop import backdrop_for
+from companion.devices.simtray.sets import sub_seed
+from companion.devices.tray_render import RenderedTray, calibration_set
+
+try:
+    import companion.vision as vision
+except ImportError as error:  # pragma: no cover - depends on the other half of issue 3
+    sys.exit(
+        f"benchmarks/vision_accuracy.py: companion.vision cannot be imported ({error}); "
+        "this benchmark measures the vision pipeline and has nothing to measure without it"
+    )
+
+CONDITIONS: tuple[tuple[str, str], ...] = (
+    ("warm 2700-3200 K", "warm"),
+    ("neutral", "neutral"),
+    ("daylight 5800-6500 K", "daylight"),
+    ("tilted 15-20 deg", "tilted"),
+    ("clustered", "clustered"),
+    ("set-up drop 30-49", "setup-drop"),
+    ("noise + JPEG 60-70", "noisy"),
+    ("blurred", "blurred"),
+    ("empty tray", "empty"),
+    ("colourful print", "colourful"),
+    ("hand in view", "hand"),
+    ("something else", "no-tray"),
+)
+
+HARD_PAIRS: tuple[tuple[Colour, Colour], ...] = (
+    (Colour.BLACK, Colour.BROWN),
+    (Colour.WHITE, Colour.YELLOW),
+    (Colour.RED, Colour.BROWN),
+)
+
+
+@dataclass
+class Tally:
+    """What one condition's pictures came to."""
+
+    pictures: int = 0
+    exact: int = 0
+    confident: int = 0
+    wrong_confident: int = 0
+    missed: int = 0
+    invented: int = 0
+    cubes: int = 0
+    invented_on_empty: int = 0
+    calibrations_refused: int = 0
+    confusions: Counter[tuple[Colour, Colour]] = field(default_factory=Counter)
+    failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _one_core() -> None:
+    cv2.setNumThreads(1)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def _match(
+    picture: RenderedTray, reading: vision.TrayReading, side_px: float
+) -> tuple[list[tuple[Colour, Colour]], int, int]:
+    """Pair found cubes with true cubes by position (nearest first, within 0.8 of a cube's
+    side): the (true, found) colour pairs, true cubes left unmatched, found ones invented."""
+    truth = [(c.colour, c.x, c.y) for c in picture.cubes]
+    found = [(c.colour, c.x, c.y) for c in reading.cubes]
+    pairs = []
+    for ti, (_, tx, ty) in enumerate(truth):
+        for fi, (_, fx, fy) in enumerate(found):
+            distance = float(np.hypot(tx - fx, ty - fy))
+            if distance <= 0.8 * side_px:
+                pairs.append((distance, ti, fi))
+    pairs.sort()
+    used_t: set[int] = set()
+    used_f: set[int] = set()
+    matched = []
+    for _, ti, fi in pairs:
+        if ti in used_t or fi in used_f:
+            continue
+        used_t.add(ti)
+        used_f.add(fi)
+        matched.append((truth[ti][0], found[fi][0]))
+    return matched, len(truth) - len(used_t), len(found) - len(used_f)
+
+
+def run_condition(condition: str, setups: int, pictures: int, seed: int, index: int) -> Tally:
+    """Calibrate `setups` set-ups under `condition` and count `pictures` pictures in each."""
+    tally = Tally()
+    start = time.perf_counter()
+    for k in range(setups):
+        setup_seed = sub_seed(seed, k, index)
+        cal = calibration_set(setup_seed, condition, tests=pictures, jpeg=False)
+        shots = cal.calibration_pictures()
+        try:
+            profile = vision.calibrate(
+                shots["empty"].image, {c: shots[c.value].image for c in COLOURS}
+            )
+        except vision.VisionError as error:
+            tally.calibrations_refused += 1
+            tally.failures.append(f"set-up {setup_seed}: calibration refused: {error}")
+            continue
+        camera = backdrop_for(cal.setup).camera
+        side_px = camera.focal_px * 9.0 / float(camera.centre[2])
+        for picture in cal.tests:
+            reading = vision.read_tray(picture.image, profile)
+            tally.pictures += 1
+            right = reading.counts == picture.counts and picture.has_tray
+            if picture.hand_in_view or not picture.has_tray:
+                # Nobody can vouch for a count with a hand in the way or without a tray.
+                right = right and not picture.hand_in_view and picture.has_tray
+            tally.exact += right
+            tally.confident += reading.confident
+            matched, missed, invented = _match(picture, reading, side_px)
+            tally.cubes += picture.counts.total
+            tally.missed += missed
+            tally.invented += invented
+            for true_colour, found_colour in matched:
+                if true_colour != found_colour:
+                    tally.confusions[(true_colour, found_colour)] += 1
+            if picture.counts.total == 0 and picture.has_tray:
+                tally.invented_on_empty += reading.counts.total
+            wrong = reading.counts != picture.counts or not picture.has_tray
+            if reading.confident and (wrong or picture.hand_in_view):
+                tally.wrong_confident += 1
+            if (reading.confident and wrong) or (not right and len(tally.failures) < 40):
+                tally.failures.append(
+                    f"set-up {setup_seed} picture {picture.scene.seed} ({condition}): truth "
+                    f"{picture.counts}, read {reading.counts}, confident {reading.confident}, "
+                    f"reasons {reading.reasons}"
+                )
+    tally.seconds = time.perf_counter() - start
+    return tally
+
+
+def _pair(tally: Tally, a: Colour, b: Colour) -> str:
+    return f"{tally.confusions[(a, b)] + tally.confusions[(b, a)]}"
+
+
+def main() -> None:
+    """Measure every condition and print the table."""
+    parser = argparse.ArgumentParser(description="vision accuracy on simulated trays")
+    parser.add_argument("--setups", type=int, default=3, help="set-ups per condition")
+    parser.add_argument("--pictures", type=int, default=10, help="test pictures per set-up")
+    parser.add_argument("--seed", type=int, default=0, help="random seed")
+    parser.add_argument(
+        "--only", nargs="*", default=None, help="condition names to run (default: all)"
+    )
+    parser.add_argument("--failures", action="store_true", help="list every failure")
+    args = parser.parse_args()
+    _one_core()
+    print(
+        f"vision accuracy: {args.setups} set-ups x {args.pictures} pictures per condition, "
+        f"seed {args.seed}"
+    )
+    header = (
+        f"{'condition':22} {'pics':>4} {'exact%':>6} {'conf%':>6} {'WRONG+conf':>10} "
+        f"{'missed':>6} {'invent':>6} {'Bk/Br':>5} {'Wh/Ye':>5} {'Rd/Br':>5} "
+        f"{'empty+':>6} {'calib!':>6} {'secs':>5}"
+    )
+    print(header)
+    print("-" * len(header))
+    total = Tally()
+    failures: list[str] = []
+    for index, (label, condition) in enumerate(CONDITIONS):
+        if args.only and condition not in args.only:
+            continue
+        t = run_condition(condition, args.setups, args.pictures, args.seed, index)
+        exact = 100.0 * t.exact / t.pictures if t.pictures else float("nan")
+        conf = 100.0 * t.confident / t.pictures if t.pictures else float("nan")
+        print(
+            f"{label:22} {t.pictures:4d} {exact:6.1f} {conf:6.1f} {t.wrong_confident:10d} "
+            f"{t.missed:6d} {t.invented:6d} {_pair(t, Colour.BLACK, Colour.BROWN):>5} "
+            f"{_pair(t, Colour.WHITE, Colour.YELLOW):>5} {_pair(t, Colour.RED, Colour.BROWN):>5} "
+            f"{t.invented_on_empty:6d} {t.calibrations_refused:6d} {t.seconds:5.0f}",
+            flush=True,
+        )
+        if condition not in ("hand", "no-tray"):
+            total.pictures += t.pictures
+            total.exact += t.exact
+        total.wrong_confident += t.wrong_confident
+        failures.extend(t.failures)
+    if total.pictures:
+        print("-" * len(header))
+        print(
+            f"counted exactly right over the tray conditions: "
+            f"{100.0 * total.exact / total.pictures:.1f}% of {total.pictures} pictures "
+            f"(goal 99%); wrong but confident: {total.wrong_confident} (goal 0)"
+        )
+    if failures:
+        shown = failures if args.failures else failures[:15]
+        print(
+            f"\n{len(failures)} pictures not counted exactly right or refused; first {len(shown)}:"
+        )
+        for line in shown:
+            print("  " + line)
+
+
+if __name__ == "__main__":
+    main()
