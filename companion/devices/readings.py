@@ -464,6 +464,8 @@ class ReadingService:
                     doubts.append(f"{unknown} cube(s) fell whose colour the chute sensor missed")
                 sure = unknown <= 0 and window.sensor_confidence >= SENSOR_SURE_AT
                 sensor = SensorCount(share, sure, tuple(doubts) if not sure else ())
+        elif health["sensor"].usable and window.kind == "drop":
+            notes.append("the chute sensor was not counting when the drop began")
         elif health["sensor"].state is not Health.OFF and (
             window.camera is None or not window.camera.confident
         ):

@@ -64,14 +64,15 @@ class FaultKind(StrEnum):
 class FaultPlan(BaseModel):
     """Faults scripted against drop numbers (1 = the first drop), for repeatable tests.
 
-    Device faults happen just before the numbered drop; `bump_before` bumps the table before
-    that drop; `stray_after` makes a stuck cube (if any) fall out after that drop has settled.
+    Device faults happen just before the numbered drop; `bump_after` bumps the table after that
+    drop has settled, `stray_after` makes a stuck cube (if any) fall out then (both in
+    `pass_time`, so their cubes lie in the tray as strays until the next drop).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     device: dict[int, tuple[FaultKind, ...]] = Field(default_factory=dict)
-    bump_before: frozenset[int] = frozenset()
+    bump_after: frozenset[int] = frozenset()
     stray_after: frozenset[int] = frozenset()
 
 
@@ -138,6 +139,7 @@ class SimulatedTower:
         self._drops = 0
         self._landings = 0
         self._pending_stray = False
+        self._bumped = False
         self._camera_connected = True
         self._sensor_connected = True
         self._listeners: list[Listener] = []
@@ -202,9 +204,9 @@ class SimulatedTower:
     def drop(self, cubes: Counts) -> Landing:
         """Drop `cubes` (taken from outside the tower) and return what lands in the tray.
 
-        Before the drop, the scripted device faults and bump for this drop number happen (a
-        bump is its own landing). The tray is emptied first: players pick up the last phase's
-        cubes and any strays, which they drop now with `cubes`.
+        Before the drop, the scripted device faults for this drop number happen. The tray is
+        emptied first: players pick up the last phase's cubes and any strays, which they drop
+        now with `cubes`.
         Raises TowerError when `cubes` holds more of a colour than is outside the tower.
         """
         outside = self.outside
@@ -217,8 +219,6 @@ class SimulatedTower:
         number = self._drops + 1
         for kind in self.faults.device.get(number, ()):
             self.inject(kind)
-        if number in self.faults.bump_before:
-            self._bump(number - 1)
         self._drops = number
         self._tray = Counts()
 
@@ -240,6 +240,7 @@ class SimulatedTower:
                     self._inside[colour.position] -= 1
                     out.append(colour)
         landing = self._land(number, "drop", cubes, out)
+        self._bumped = False
         if number in self.faults.stray_after or self._rng.random() < self.model.stray:
             self._pending_stray = True
         return landing
@@ -257,7 +258,9 @@ class SimulatedTower:
                 colour = self._rng.choice(stuck)
                 self._inside[colour.position] -= 1
                 happened.append(self._land(self._drops, "stray", Counts(), [colour]))
-        if self.model.bump and self._rng.random() < self.model.bump:
+        scripted = self._drops in self.faults.bump_after and not self._bumped
+        if scripted or (self.model.bump and self._rng.random() < self.model.bump):
+            self._bumped = True
             landing = self._bump(self._drops)
             if landing is not None:
                 happened.append(landing)

@@ -118,19 +118,19 @@ def test_scripted_stray_falls_after_the_drop_and_stays_in_the_tray() -> None:
     assert tower.tray == nxt.landed
 
 
-def test_bumped_table_before_a_drop_is_its_own_landing() -> None:
+def test_bumped_table_after_a_drop_is_its_own_landing() -> None:
     model = TowerModel(stick=0.6, bump_knock=1)
-    tower = SimulatedTower(seed=1, model=model, faults=FaultPlan(bump_before=frozenset({2})))
+    tower = SimulatedTower(seed=1, model=model, faults=FaultPlan(bump_after=frozenset({1})))
     events: list[TowerEvent] = []
     tower.subscribe(events.append)
-    tower.drop(Counts.full())
+    first = tower.drop(Counts.full())
     inside = tower.inside
-    tower.drop(Counts(green=tower.outside.green))
-    causes = [e.cause for e in events if isinstance(e, Landing)]
-    assert causes == ["drop", "bump", "drop"]
-    bump = [e for e in events if isinstance(e, Landing)][1]
-    assert bump.landed == inside
-    assert bump.dropped == Counts()
+    (bump,) = tower.pass_time()
+    assert tower.pass_time() == []
+    assert [e.cause for e in events if isinstance(e, Landing)] == ["drop", "bump"]
+    assert bump.landed == inside and bump.dropped == Counts() and bump.drop == 1
+    assert tower.tray == first.landed.plus(inside)
+    assert tower.inside.total == 0
 
 
 def test_device_faults_reach_listeners_before_the_drop() -> None:
