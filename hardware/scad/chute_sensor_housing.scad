@@ -23,6 +23,10 @@ rim = 2;                                        // height of the pocket rims abo
 sensor_y = funnel_len + (chute_len - funnel_len) / 2;
 flange = [inner_entry[0] + 2 * 12, inner_entry[1] + 10, thick];
 sleeve = [beam_hole + 2 * wall, 6];             // emitter sleeve: width, length
+// The Pi's own break-beam ("cubes are falling into the tray") sits near the chute's end, so
+// this housing is also the tray-entry mount; it needs no chute sensor electronics.
+tray_beam_y = chute_len - sleeve[0] / 2 - 1;
+beams = [sensor_y, tray_beam_y];
 
 assert(chute_len - funnel_len >= sensor_board[1] + 2 * wall,
        "the straight part of the chute is too short for the sensor board");
@@ -72,9 +76,10 @@ module pockets() {
         translate([-mcu_usb_w / 2, mcu_board[0] / 2 - 1, -1]) cube([mcu_usb_w, wall + tol + 2, rim + 2]);
         translate([-mcu_board[1] / 2 - tol - wall - 1, -5, -1]) cube([wall + 2, 10, rim + 2]);
     }
-    // Emitter sleeve on the outside of the left wall, a block down to the table so it prints.
-    translate([-chute_w / 2 - wall - sleeve[1], sensor_y - sleeve[0] / 2, 0])
-        cube([sleeve[1], sleeve[0], beam_height + sleeve[0] / 2]);
+    // Emitter sleeves on the outside of the left wall, blocks down to the table so they print.
+    for (y = beams)
+        translate([-chute_w / 2 - wall - sleeve[1], y - sleeve[0] / 2, 0])
+            cube([sleeve[1], sleeve[0], beam_height + sleeve[0] / 2]);
 }
 
 module holes() {
@@ -83,12 +88,23 @@ module holes() {
     translate([-inner_entry[0] / 2, -1, -1]) cube([inner_entry[0], flange[2] + 2, inner_entry[1] + 1]);
     // Sensor window through the ceiling.
     translate([0, sensor_y, chute_h - 1]) cylinder(d = sensor_window, h = ceiling + 2);
-    // Break-beam: one straight hole through the emitter sleeve, both chute walls and into the bay.
-    translate([-chute_w / 2 - wall - sleeve[1] - 1, sensor_y, beam_height]) rotate([0, 90, 0])
-        cylinder(d = beam_hole, h = chute_w + 2 * wall + sleeve[1] + 2);
+    // Break-beams: straight holes through the emitter sleeve, both chute walls and into the bay.
+    for (y = beams)
+        translate([-chute_w / 2 - wall - sleeve[1] - 1, y, beam_height]) rotate([0, 90, 0])
+            beam_hole_teardrop(chute_w + 2 * wall + sleeve[1] + 2);
     // Hollow side compartment (open bottom), with a hole up to the Pico for the receiver's wires.
     translate([chute_w / 2 + wall, wall, -1]) cube([side_bay - 2 * wall, chute_len - 2 * wall, deck_z - ceiling + 1]);
     translate([chute_w / 2 + side_bay / 2, sensor_y + 12, deck_z - ceiling - 1]) cylinder(d = 5, h = ceiling + 2);
+}
+
+// A horizontal hole for a 5 mm LED body along the local z axis, with a 45 degree point on the
+// side that faces up once the caller turns it horizontal with rotate([0, 90, 0]) (local -x is
+// then world +z): a teardrop prints without support, a round roof would sag.
+module beam_hole_teardrop(length) {
+    hull() {
+        cylinder(d = beam_hole, h = length);
+        translate([-beam_hole / 2 * sqrt(2), 0, 0]) cylinder(d = 0.1, h = length);
+    }
 }
 
 module housing() {

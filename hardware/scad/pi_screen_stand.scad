@@ -73,5 +73,9 @@ module bracket() {
     }
 }
 
-// A pair, side by side (one for each side of the screen).
-for (i = [0, 1]) translate([0, i * (screen[1] + lift + 10), 0]) bracket();
+// A pair, side by side along the foot (one for each side of the screen); 6 mm apart, the pair
+// just fits a 220 mm bed.
+pair_gap = 6;
+assert(2 * (front_reach + stand_depth) + pair_gap <= bed[0],
+       "two brackets do not fit the bed side by side: shorten stand_depth or print them one by one");
+for (i = [0, 1]) translate([i * (front_reach + stand_depth + pair_gap), 0, 0]) bracket();
