@@ -1,0 +1,142 @@
+"""Camera and chute feeds into the reading service, with the real Settler and chute reader."""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.core.cubes import Colour, Counts
+from companion.devices.chute.simdevice import SimulatedChute
+from companion.devices.feeds import CameraFeed, ChuteFeed
+from companion.devices.frames import FrameSource, SourceUnavailable, open_source
+from companion.devices.health import Health, SourceHealth
+from companion.devices.readings import DropReading, Outcome, ReadingService, Timing
+from companion.devices.sim_camera import SimulatedCamera, calibration_pictures
+from companion.devices.simtower import SimulatedTower, TowerModel
+from companion.settings import Settings
+from companion.vision import Profile, calibrate
+from companion.vision.settle import Settler
+
+# A set-up the simulated camera and vision agree on at a size that renders quickly.
+SIZE = (400, 300)
+SETUP_SEED = 2
+FAST = Timing(sensor_quiet_s=0.2, nothing_out_s=0.5, camera_wait_s=4.0, tick_s=0.01)
+OFF = SourceHealth("camera", Health.OFF, "no camera")
+
+
+class Collected:
+    def __init__(self) -> None:
+        self.readings: queue.Queue[DropReading] = queue.Queue()
+        self.health: list[SourceHealth] = []
+
+    def service(self, **initial: SourceHealth) -> ReadingService:
+        return ReadingService(self.readings.put, self.health.append, timing=FAST, **initial)
+
+    def wait_health(
+        self, source: str, state: Health, limit_s: float = 8.0, after: int = 0
+    ) -> SourceHealth:
+        """The first health of `source` in state `state` posted (after the first `after`)."""
+        deadline = time.monotonic() + limit_s
+        while time.monotonic() < deadline:
+            for health in list(self.health)[after:]:
+                if health.source == source and health.state is state:
+                    return health
+            time.sleep(0.01)
+        raise AssertionError(f"{source} never became {state}: {self.health}")
+
+
+@pytest.fixture(scope="module")
+def profile() -> Profile:
+    probe = SimulatedCamera(SimulatedTower(), size=SIZE, setup_seed=SETUP_SEED)
+    return calibrate(*calibration_pictures(probe))
+
+
+def test_camera_feed_retries_until_the_camera_opens_then_reads_drops(profile: Profile) -> None:
+    tower = SimulatedTower(seed=3, model=TowerModel(stick=0))
+    attempts: list[int] = []
+
+    def opener() -> FrameSource:
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise SourceUnavailable("no camera yet: plug it in")
+        return SimulatedCamera(tower, size=SIZE, setup_seed=SETUP_SEED)
+
+    got = Collected()
+    with got.service(sensor=SourceHealth("sensor", Health.OFF, "not fitted")) as service:
+        feed = CameraFeed(opener, Settler(profile), service, retry_s=0.05).start()
+        try:
+            got.wait_health("camera", Health.OK)
+            assert any("plug it in" in h.message for h in got.health)
+            service.expect_drop(Counts.full())
+            tower.drop(Counts(red=3, yellow=2))
+            verdict = got.readings.get(timeout=10)
+        finally:
+            feed.stop()
+    assert verdict.camera is not None and verdict.camera.total > 0
+    assert feed.frames > 5
+
+
+def test_video_of_another_size_is_reported_not_crashed(tmp_path: Path, profile: Profile) -> None:
+    clip = tmp_path / "small.avi"
+    writer = cv2.VideoWriter(str(clip), cv2.VideoWriter.fourcc(*"MJPG"), 10, (64, 48))
+    for _ in range(5):
+        writer.write(np.full((48, 64, 3), 128, np.uint8))
+    writer.release()
+    got = Collected()
+    with got.service() as service:
+        feed = CameraFeed(
+            lambda: open_source(str(clip), settings=Settings()), Settler(profile), service
+        ).start()
+        try:
+            lost = got.wait_health("camera", Health.OFFLINE)
+            ended = got.wait_health("camera", Health.OFF)
+        finally:
+            feed.stop()
+    assert "64x48" in lost.message and "profile expects" in lost.message
+    assert "ended after 5 frames" in ended.message
+
+
+@pytest.fixture
+def board(tmp_path: Path) -> Iterator[SimulatedChute]:
+    device = SimulatedChute(tmp_path / "ttyCHUTE", heartbeat_s=0.2)
+    device.plug()
+    yield device
+    device.stop()
+
+
+def test_chute_feed_counts_drops_and_doubts_unknown_colours(board: SimulatedChute) -> None:
+    got = Collected()
+    with got.service(camera=OFF) as service:
+        feed = ChuteFeed(service)
+        reader = feed.chute_reader(
+            port=str(board.link), offline_after_s=1.0, settle_s=0.2, backoff_s=(0.05, 0.2)
+        )
+        reader.start()
+        try:
+            got.wait_health("sensor", Health.OK)
+            service.expect_drop()
+            board.feed([(Colour.RED, 0.05), (Colour.BLUE, 0.1), (Colour.RED, 0.15)])
+            first = got.readings.get(timeout=5)
+            service.expect_drop()
+            board.feed([(Colour.GREEN, 0.05)])
+            board.feed_unknown(0.1)
+            second = got.readings.get(timeout=5)
+            before = len(got.health)
+            board.unplug()
+            gone = got.wait_health("sensor", Health.OFFLINE, after=before)
+        finally:
+            reader.stop()
+    assert (first.outcome, first.source, first.counts) == (
+        Outcome.ACCEPTED,
+        "sensor",
+        Counts(red=2, blue=1),
+    )
+    assert second.outcome is Outcome.CONFIRM and second.counts == Counts(green=1)
+    assert any("colour the chute sensor missed" in r for r in second.reasons)
+    assert "USB" in gone.message

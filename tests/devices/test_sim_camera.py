@@ -1,0 +1,89 @@
+"""The simulated camera: the simulated tower's tray through the renderer, with camera faults."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.core.cubes import Counts
+from companion.devices.frames import CameraLost, FrameSource, SourceUnavailable, open_source
+from companion.devices.sim_camera import SimulatedCamera
+from companion.devices.simtower import FaultKind, SimulatedTower, TowerModel
+from companion.settings import Settings
+
+SIZE = (320, 240)
+
+
+def change(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of pixels whose blurred grey level differs by more than sensor noise does."""
+    grey = [cv2.GaussianBlur(cv2.cvtColor(x, cv2.COLOR_BGR2GRAY), (5, 5), 0) for x in (a, b)]
+    return float(np.mean(cv2.absdiff(grey[0], grey[1]) > 25))
+
+
+def test_open_source_sim_shows_the_given_tower() -> None:
+    tower = SimulatedTower(seed=1)
+    with open_source("sim", settings=Settings(), size=SIZE, tower=tower) as source:
+        assert isinstance(source, FrameSource)
+        frame = source.read()
+        assert frame.size == SIZE
+        assert frame.index == 0
+        assert source.read().index == 1
+
+
+def test_cubes_roll_in_then_lie_still() -> None:
+    tower = SimulatedTower(seed=1, model=TowerModel(stick=0))
+    with SimulatedCamera(tower, size=SIZE, rolling_frames=6) as camera:
+        empty = camera.read().image
+        tower.drop(Counts(red=4, white=3))
+        rolling = [camera.read().image for _ in range(6)]
+        still = [camera.read().image for _ in range(3)]
+    noise = change(still[0], still[1])
+    assert noise < 0.001
+    assert change(empty, still[0]) > 0.01
+    assert max(change(a, b) for a, b in itertools.pairwise(rolling)) > 0.002
+
+
+def test_camera_unplugged_by_a_fault_then_replugged() -> None:
+    tower = SimulatedTower()
+    camera = SimulatedCamera(tower, size=SIZE)
+    camera.read()
+    tower.inject(FaultKind.CAMERA_LOST)
+    with pytest.raises(CameraLost, match="plug it back in"):
+        camera.read()
+    with pytest.raises(CameraLost):
+        camera.read()
+    camera.close()
+    with pytest.raises(SourceUnavailable, match="unplugged"):
+        SimulatedCamera(tower, size=SIZE)
+    tower.inject(FaultKind.CAMERA_BACK)
+    with SimulatedCamera(tower, size=SIZE) as again:
+        assert again.read().size == SIZE
+
+
+def test_closed_camera_stops_following_the_tower() -> None:
+    tower = SimulatedTower()
+    camera = SimulatedCamera(tower, size=SIZE)
+    camera.close()
+    with pytest.raises(CameraLost, match="closed"):
+        camera.read()
+    tower.drop(Counts.full())
+
+
+def test_demo_drops_by_itself() -> None:
+    with SimulatedCamera(size=SIZE, fps=None, demo_every_s=0, rolling_frames=2) as camera:
+        assert "demo" in camera.description
+        camera.read()
+        camera.read()
+        assert camera.tower.drops == 2
+
+
+def test_fps_paces_frames() -> None:
+    with SimulatedCamera(SimulatedTower(), size=SIZE, fps=20) as camera:
+        started = time.monotonic()
+        frames = [camera.read() for _ in range(5)]
+    assert time.monotonic() - started >= 0.18
+    assert frames[-1].timestamp - frames[0].timestamp >= 0.18
