@@ -15,7 +15,11 @@ from companion import __version__
 from companion.cli.errors import CommandError
 
 # Each module has `register(subparsers)` that adds its commands with a `handler` default.
-COMMAND_MODULES: tuple[str, ...] = ("companion.cli.game", "companion.cli.vision")
+COMMAND_MODULES: tuple[str, ...] = (
+    "companion.cli.game",
+    "companion.cli.vision",
+    "companion.cli.app",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

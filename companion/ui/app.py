@@ -1,0 +1,100 @@
+"""The Kivy application: a header with the phase and the always-there buttons, and the screens."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from pathlib import Path
+
+from kivy.app import App
+from kivy.lang import Builder
+from kivy.properties import ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.screenmanager import NoTransition, ScreenManager
+
+from companion.core.views import Choice
+from companion.ui import i18n
+from companion.ui.controller import Controller
+from companion.ui.screens.base import BaseScreen
+from companion.ui.theme import Theme
+
+# name -> "module:Class"; one module (and .kv file) per screen under companion/ui/screens.
+SCREENS: dict[str, str] = {
+    "new_game": "companion.ui.screens.new_game:NewGameScreen",
+    "phase": "companion.ui.screens.phase:PhaseScreen",
+    "turn": "companion.ui.screens.turn:TurnScreen",
+    "round_end": "companion.ui.screens.round_end:RoundEndScreen",
+    "scores": "companion.ui.screens.scores:ScoresScreen",
+    "calibration": "companion.ui.screens.calibration:CalibrationScreen",
+    "box_data": "companion.ui.screens.box_data:BoxDataScreen",
+    "devices": "companion.ui.screens.devices:DevicesScreen",
+}
+
+
+class Root(BoxLayout):  # type: ignore[misc]
+    """The header above the screen manager; defined in app.kv."""
+
+    manager = ObjectProperty(None)
+
+
+class CompanionApp(App):  # type: ignore[misc]
+    """The touchscreen app. `controller` holds the game; screens only show it and forward taps."""
+
+    theme = ObjectProperty(None)
+    controller = ObjectProperty(None)
+    status = StringProperty("")
+    """One line at the bottom of the header: the latest message for the players."""
+
+    def __init__(self, controller: Controller, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.controller = controller
+        self.title = "Tower Companion"
+
+    def build(self) -> Root:
+        self.theme = Theme()
+        kv = Path(__file__).with_name("app.kv")
+        if str(kv) not in Builder.files:
+            Builder.load_file(str(kv))
+        root = Root()
+        manager: ScreenManager = root.manager
+        manager.transition = NoTransition()
+        for name, target in SCREENS.items():
+            module_name, class_name = target.split(":")
+            screen_class = getattr(import_module(module_name), class_name)
+            manager.add_widget(screen_class(name=name))
+        self.root = root
+        self.controller.subscribe(self.refresh)
+        self.controller.navigate_to = self.controller.screen_for_stage()
+        self.refresh()
+        return root
+
+    def screen(self, name: str) -> BaseScreen:
+        """The screen of that name (see SCREENS)."""
+        manager: ScreenManager = self.root.manager
+        found: BaseScreen = manager.get_screen(name)
+        return found
+
+    def show(self, name: str) -> None:
+        """Bring a screen to the front and redraw it."""
+        manager: ScreenManager = self.root.manager
+        manager.current = name
+        self.screen(name).refresh(self.controller)
+
+    def refresh(self) -> None:
+        """Redraw the header and the visible screen, and go where the game wants to be."""
+        wanted = self.controller.take_navigation()
+        manager: ScreenManager = self.root.manager
+        if wanted is not None and manager.current != wanted:
+            manager.current = wanted
+        self.status = self.controller.message
+        manager.current_screen.refresh(self.controller)
+
+    def start_turn(self, choice: Choice) -> None:
+        """Open the turn screen for the current player taking this choice."""
+        turn = self.screen("turn")
+        turn.start(self.controller, choice)
+        manager: ScreenManager = self.root.manager
+        manager.current = "turn"
+
+    def tr(self, message: str) -> str:
+        """Text from the catalogue, for .kv files that hold `app`."""
+        return i18n.tr(message)

@@ -1,0 +1,314 @@
+"""The app's one model: the engine's game, the reading waiting to be confirmed, the saved log.
+
+Screens read from here and call here; nothing here knows a widget. Every change to the game goes
+through `_record`, which saves the whole log atomically before the screens redraw, so what the
+players see has always been written down first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kivy.event import EventDispatcher
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+
+from companion.core.cubes import Colour, Counts
+from companion.core.errors import LogError, RuleError, UndoError
+from companion.core.events import (
+    Correction,
+    Drop,
+    Event,
+    PirateRevealed,
+    SetupDrop,
+    StrayCubes,
+)
+from companion.core.game import Game
+from companion.core.options import RuleOptions
+from companion.core.state import GameState, Stage
+from companion.ui.i18n import N_, tr, trf
+from companion.ui.saved_game import SavedGame
+from companion.vision.reading import TrayReading
+
+
+@dataclass(frozen=True)
+class PendingReading:
+    """A reading that arrived and waits for a person to confirm or correct it.
+
+    `picture` is BGR (height x width x 3) or None; `markers` are cubes to mark on it as
+    (colour, x, y) in picture pixels (empty when the picture is already annotated).
+    """
+
+    counts: Counts
+    source: str
+    confident: bool
+    confidence: float
+    reasons: tuple[str, ...] = ()
+    picture: Any = field(default=None, repr=False, compare=False)
+    markers: tuple[tuple[Colour, float, float], ...] = ()
+
+    @classmethod
+    def from_tray(cls, reading: TrayReading, source: str) -> PendingReading:
+        """From the vision's reading of one picture (cubes marked on the picture)."""
+        return cls(
+            counts=reading.counts,
+            source=source,
+            confident=reading.confident,
+            confidence=reading.confidence,
+            reasons=tuple(reading.reasons),
+            picture=reading.picture,
+            markers=tuple((c.colour, c.x, c.y) for c in reading.cubes),
+        )
+
+
+Listener = Callable[[], None]
+
+
+class Controller(EventDispatcher):  # type: ignore[misc]
+    """Holds the game in progress and the latest tray reading; tells listeners after changes."""
+
+    headline = StringProperty("")
+    subline = StringProperty("")
+    message = StringProperty("")
+    phase_colour = StringProperty(Colour.WHITE.value)
+    phase_colour_active = BooleanProperty(False)
+    can_undo = BooleanProperty(False)
+    revision = NumericProperty(0)
+    """Counts the changes; bound by the benchmark and the tests to know a redraw is due."""
+
+    def __init__(self, saved: SavedGame, box_factory: Callable[[], object] | None = None) -> None:
+        super().__init__()
+        self.saved = saved
+        self.game: Game | None = None
+        self.pending: PendingReading | None = None
+        self.last_error = ""
+        self.navigate_to: str | None = None
+        self._listeners: list[Listener] = []
+        self._box_factory = box_factory
+
+    # ---- listeners ---------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call `listener()` after every change (on the UI thread)."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        self._update_header()
+        self.revision += 1
+        for listener in list(self._listeners):
+            listener()
+
+    # ---- the game ----------------------------------------------------------------------------
+
+    @property
+    def state(self) -> GameState | None:
+        """The state after the latest event, or None before a game is started."""
+        return self.game.state if self.game is not None else None
+
+    def resume(self) -> bool:
+        """Load the saved game in progress, if any; True when one was resumed.
+
+        A log that cannot be replayed is moved aside (never deleted) and the message says where.
+        """
+        text = self.saved.load()
+        if text is None:
+            return False
+        try:
+            self.game = Game.from_json(text)
+        except (LogError, ValueError) as error:
+            kept = self.saved.set_aside(str(error))
+            self.message = trf(
+                "The saved game could not be read ({reason}); it was kept as {path}.",
+                reason=str(error),
+                path=str(kept),
+            )
+            self.game = None
+            self._changed()
+            return False
+        self.message = tr("The game in progress was resumed.")
+        self.navigate_to = self.screen_for_stage()
+        self._changed()
+        return True
+
+    def new_game(self, names: list[str], options: RuleOptions, box: object | None = None) -> None:
+        """Start a new game with these players (top of the starting stack first)."""
+        from companion.core.box import REAL_BOX, BoxData
+
+        chosen = box if isinstance(box, BoxData) else REAL_BOX
+        previous = self.saved.load()
+        if previous is not None and self.game is not None and not self.game.state.finished:
+            # The unfinished game is archived, not overwritten: nothing recorded is lost.
+            self.saved.finish()
+        self.game = Game.new(names, options=options, box=chosen)
+        self.pending = None
+        self.saved.save(self.game.to_json())
+        self.message = tr("New game: turn the first pirate marker face up.")
+        self.navigate_to = self.screen_for_stage()
+        self._changed()
+
+    def apply(self, event: Event) -> bool:
+        """Apply one event and save the log; False (and `message` explains) if the rules refuse."""
+        if self.game is None:
+            self.message = tr("Start a game first.")
+            self._changed()
+            return False
+        before = self.game.state.stage
+        try:
+            self.game.apply(event)
+        except RuleError as error:
+            self.last_error = str(error)
+            self.message = trf("Not allowed: {reason}", reason=error.detail)
+            self._changed()
+            return False
+        self.saved.save(self.game.to_json())
+        self.last_error = ""
+        self.message = ""
+        if self.game.state.stage is not before or self.game.state.stage is Stage.TURNS:
+            self.navigate_to = self.screen_for_stage()
+        if isinstance(event, SetupDrop | Drop | Correction | StrayCubes):
+            self.pending = None
+        self._changed()
+        return True
+
+    def undo(self) -> None:
+        """Take back the latest event unless it was cubes falling; saves the shorter log."""
+        if self.game is None:
+            return
+        try:
+            self.game.undo()
+        except UndoError as error:
+            self.message = trf("Cannot undo: {reason}", reason=str(error))
+            self._changed()
+            return
+        self.saved.save(self.game.to_json())
+        self.message = tr("Undone.")
+        self.navigate_to = self.screen_for_stage()
+        self._changed()
+
+    # ---- tray readings -----------------------------------------------------------------------
+
+    def offer_reading(self, reading: PendingReading) -> None:
+        """A reading arrived (camera, sensor): show it for confirmation. UI thread only."""
+        self.pending = reading
+        self._changed()
+
+    def confirm_counts(self, counts: Counts) -> bool:
+        """Record what landed in the tray: the set-up drop or the phase's drop."""
+        state = self.state
+        if state is None:
+            return False
+        if state.stage is Stage.SETUP_DROP:
+            return self.apply(SetupDrop(counts=counts))
+        if state.stage is Stage.DROP:
+            return self.apply(Drop(counts=counts))
+        # After the drop the counts can only replace the latest reading.
+        return self.correct_counts(counts)
+
+    def correct_counts(self, counts: Counts) -> bool:
+        """The latest reading was wrong: these counts replace it (the cubes did not move)."""
+        return self.apply(Correction(counts=counts))
+
+    def record_strays(self, counts: Counts) -> bool:
+        """Cubes fell out at the wrong time (or a bump knocked them out): they wait in the tray."""
+        if counts.total == 0:
+            self.message = tr("Count the cubes that fell out first (use +).")
+            self._changed()
+            return False
+        return self.apply(StrayCubes(counts=counts))
+
+    def reveal_pirate(self, value: int) -> bool:
+        """A pirate marker was turned face up showing `value`."""
+        return self.apply(PirateRevealed(value=value))
+
+    # ---- what the screens show ---------------------------------------------------------------
+
+    def screen_for_stage(self) -> str:
+        """The screen the game needs now."""
+        state = self.state
+        if state is None:
+            return "new_game"
+        if state.stage is Stage.REVEAL_PIRATE:
+            return "round_end"
+        if state.stage is Stage.FINISHED:
+            return "scores"
+        return "phase"
+
+    def take_navigation(self) -> str | None:
+        """The screen to switch to after the latest change, once; None to stay."""
+        target, self.navigate_to = self.navigate_to, None
+        return target
+
+    def proposed_counts(self) -> Counts:
+        """The counts to start the +/- panel from: the pending reading's, else none."""
+        if self.pending is not None:
+            return self.pending.counts
+        return Counts()
+
+    def latest_reading(self) -> Counts:
+        """The counts of the latest drop as recorded (after any correction), else none."""
+        if self.game is not None:
+            for event in reversed(self.game.events):
+                if isinstance(event, SetupDrop | Drop | Correction):
+                    return event.counts
+        return Counts()
+
+    def player_name(self, index: int) -> str:
+        """A player's name by index."""
+        state = self.state
+        return state.players[index].name if state is not None else "?"
+
+    def _update_header(self) -> None:
+        state = self.state
+        self.can_undo = bool(self.game is not None and self.game.can_undo)
+        self.subline = ""
+        if state is None:
+            self.headline = tr("No game yet")
+            self.phase_colour_active = False
+            return
+        colour = state.colour
+        self.phase_colour = colour.value
+        self.phase_colour_active = state.stage in (Stage.DROP, Stage.TURNS)
+        if state.stage is Stage.FINISHED:
+            self.headline = tr("Game over")
+        elif state.stage is Stage.SETUP_DROP:
+            self.headline = tr("Set-up: drop all 49 cubes")
+        elif state.stage is Stage.REVEAL_PIRATE:
+            self.headline = trf("Round {round}: pirates", round=state.round)
+        else:
+            self.headline = trf(
+                "Round {round}/5 · phase {phase}/7", round=state.round, phase=state.phase + 1
+            )
+            self.subline = action_name(colour)
+
+
+_ACTION_NAMES: dict[Colour, str] = {
+    Colour.BLUE: N_("Move ships"),
+    Colour.BLACK: N_("Load cannons"),
+    Colour.RED: N_("Plan"),
+    Colour.BROWN: N_("Progress"),
+    Colour.GREEN: N_("Build"),
+    Colour.YELLOW: N_("Buy goods"),
+    Colour.WHITE: N_("Player order"),
+}
+
+
+def action_name(colour: Colour) -> str:
+    """The action a colour's cubes allow, in the current language."""
+    return tr(_ACTION_NAMES[colour])
+
+
+_COLOUR_NAMES: dict[Colour, str] = {
+    Colour.BLUE: N_("blue"),
+    Colour.BLACK: N_("black"),
+    Colour.RED: N_("red"),
+    Colour.BROWN: N_("brown"),
+    Colour.GREEN: N_("green"),
+    Colour.YELLOW: N_("yellow"),
+    Colour.WHITE: N_("white"),
+}
+
+
+def colour_name(colour: Colour) -> str:
+    """A colour's name in the current language."""
+    return tr(_COLOUR_NAMES[colour])

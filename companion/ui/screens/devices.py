@@ -1,0 +1,41 @@
+"""Device status and settings: where readings come from, the settings in force, and the way to
+the set-up screens (new game, calibration, box data)."""
+
+from __future__ import annotations
+
+from kivy.app import App
+
+from companion.settings import SettingsError, load_settings
+from companion.ui.controller import Controller
+from companion.ui.i18n import tr, trf
+from companion.ui.screens.base import BaseScreen, load_kv
+
+load_kv(__file__)
+
+
+class DevicesScreen(BaseScreen):
+    """What the app is connected to, and the settings file's choices."""
+
+    def refresh(self, controller: Controller) -> None:
+        lines = []
+        bridge = getattr(App.get_running_app(), "bridge", None)
+        if bridge is None:
+            lines.append(tr("Readings: typed in by hand (no device connected)."))
+        else:
+            lines.append(trf("Readings from: {source}", source=bridge.description))
+            lines.append(trf("Readings received: {count}", count=bridge.received))
+            if bridge.last_problem:
+                lines.append(trf("Last problem: {problem}", problem=bridge.last_problem))
+        try:
+            settings = load_settings()
+        except SettingsError as error:
+            lines.append(trf("Settings file cannot be used: {error}", error=str(error)))
+        else:
+            lines.append(trf("Camera: {source}", source=settings.camera.source))
+            lines.append(trf("Chute sensor: {backend}", backend=settings.sensor.backend))
+            lines.append(trf("GPIO: {backend}", backend=settings.gpio.backend))
+            pins = settings.gpio.pins
+            lines.append(trf("Buttons: next on GPIO {next}, undo on GPIO {undo}",
+                             next=pins.next_button, undo=pins.undo_button))  # fmt: skip
+        lines.append(trf("Game saved in: {path}", path=str(controller.saved.path)))
+        self.ids.status.text = "\n".join(lines)

@@ -1,0 +1,66 @@
+"""A cube colour shown three ways at once: its paint, its two-letter code and its icon shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kivy.graphics import Color, Line, Mesh, RoundedRectangle
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.uix.label import Label
+
+from companion.core.cubes import Colour
+from companion.ui import palette
+
+Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+
+class ColourChip(Label):  # type: ignore[misc]
+    """A rounded swatch in the colour's paint with its icon on the left and code text.
+
+    `colour` is the colour's value ('blue' ... 'white'); `text` defaults to its code and may be
+    set to more (for example 'Rd 3'). `dimmed` greys the chip for colours not available now.
+    """
+
+    colour = StringProperty("blue")
+    dimmed = BooleanProperty(False)
+    icon_size = NumericProperty(0)
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        # With no text of its own the chip shows the colour's code, following the colour.
+        self._auto_text = not self.text
+        if self._auto_text:
+            self.text = Colour(self.colour).code
+        self.bind(pos=self.redraw, size=self.redraw, colour=self.redraw, dimmed=self.redraw)
+        self.redraw()
+
+    def redraw(self, *_args: object) -> None:
+        """Repaint the swatch and icon for the current colour, size and dimming."""
+        colour = Colour(self.colour)
+        if self._auto_text:
+            self.text = colour.code
+        paint = palette.paint(colour)
+        ink = palette.ink(colour)
+        alpha = 0.35 if self.dimmed else 1.0
+        self.color = (*ink[:3], alpha)
+        self.canvas.before.clear()
+        radius = min(self.width, self.height) * 0.18
+        icon_r = (self.icon_size or min(self.height * 0.5, self.width * 0.2)) / 2
+        cx = self.x + icon_r * 1.6
+        cy = self.center_y
+        points = palette.outline_points(palette.shape(colour), cx, cy, icon_r)
+        vertices: list[float] = [cx, cy, 0, 0]
+        for i in range(0, len(points), 2):
+            vertices += [points[i], points[i + 1], 0, 0]
+        vertices += [points[0], points[1], 0, 0]
+        with self.canvas.before:
+            Color(*paint[:3], alpha)
+            RoundedRectangle(pos=self.pos, size=self.size, radius=[radius])
+            # Black and white chips vanish against some backgrounds without a rim.
+            Color(0.55, 0.55, 0.55, alpha)
+            Line(rounded_rectangle=(*self.pos, *self.size, radius), width=1.2)
+            Color(*ink[:3], alpha)
+            Mesh(vertices=vertices, indices=list(range(len(vertices) // 4)), mode="triangle_fan")
+        # Leave room for the icon on the left of the text.
+        self.padding = [icon_r * 3.2, 0, icon_r * 0.6, 0]
