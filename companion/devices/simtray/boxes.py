@@ -171,7 +171,7 @@ def _shade(
     surface = backdrop.surface.reshape(-1)
     if backdrop.setup.has_tray:
         vis = rim_visibility(backdrop.setup.tray, points, to_light, light)
-    vis *= _box_shadows(boxes, box_of, points, to_light)
+    vis *= _box_shadows(boxes, box_of, points, to_light, lambert > 0)
 
     albedo = np.stack([b.albedo for b in boxes]).astype(np.float32)[box_of]
     albedo = albedo * _grain(boxes, box_of, axis, local)[:, None]
@@ -229,38 +229,68 @@ def _grain(boxes: list[Box], box_of: IntArray, axis: IntArray, local: FloatArray
 
 
 def _box_shadows(
-    boxes: list[Box], box_of: IntArray, points: FloatArray, to_light: FloatArray
+    boxes: list[Box],
+    box_of: IntArray,
+    points: FloatArray,
+    to_light: FloatArray,
+    lit: npt.NDArray[np.bool_],
 ) -> FloatArray:
-    """1 where a point's ray towards the lamp passes no other nearby box, 0 where one blocks."""
+    """1 where a point's ray towards the lamp passes no other nearby box, 0 where one blocks.
+    Only `lit` points (facing the lamp) are tested; the rest cannot be shadowed further."""
     vis = np.ones(points.shape[0], dtype=np.float32)
     if len(boxes) < 2:
         return vis
     centres = np.stack([b.centre for b in boxes])
     reach = np.array([float(np.linalg.norm(b.half)) for b in boxes])
-    order = np.argsort(box_of, kind="stable")
+    tops = np.array([float(b.corners()[:, 2].max()) for b in boxes])
+    candidates = np.flatnonzero(lit)
+    order = candidates[np.argsort(box_of[candidates], kind="stable")]
     starts = np.searchsorted(box_of[order], np.arange(len(boxes) + 1))
+    pix_parts: list[npt.NDArray[np.intp]] = []
+    occ_parts: list[npt.NDArray[np.intp]] = []
     for i in range(len(boxes)):
         rows = order[starts[i] : starts[i + 1]]
         if rows.size == 0:
             continue
+        # Only a box within reach of the ray from this box's centre towards the lamp can
+        # shade it: test the distance of each centre from that ray.
         offset = centres - centres[i]
-        gap = np.linalg.norm(offset, axis=1)
-        # Only a box lying towards the lamp can shade this one.
-        towards = offset @ to_light[rows[0]].astype(np.float64) > -(reach + reach[i])
-        for j in np.flatnonzero((gap < (reach + reach[i]) * 2.2) & towards):
-            if j == i:
-                continue
-            other = boxes[int(j)]
-            rot = other.rotation.astype(np.float32)
-            o = (points[rows] - other.centre.astype(np.float32)) @ rot
-            d = to_light[rows] @ rot
-            d = np.where(np.abs(d) < 1e-7, 1e-7, d)
-            lo = (-other.half.astype(np.float32) - o) / d
-            hi = (other.half.astype(np.float32) - o) / d
-            t_near = np.max(np.minimum(lo, hi), axis=1)
-            t_far = np.min(np.maximum(lo, hi), axis=1)
-            blocked = (t_far > np.maximum(t_near, 0.05)) & (t_far > 0.05)
-            vis[rows[blocked]] = 0.0
+        ray_dir = to_light[rows[0]].astype(np.float64)
+        along = offset @ ray_dir
+        across = np.linalg.norm(offset - along[:, None] * ray_dir[None, :], axis=1)
+        limit = reach + reach[i]
+        near = (along > -limit) & (across < limit)
+        near[i] = False
+        heights = points[rows, 2]
+        for j in np.flatnonzero(near):
+            # The ray climbs towards the lamp, so a box can only shade points below its top.
+            below = rows[heights < tops[j]]
+            if below.size:
+                pix_parts.append(below)
+                occ_parts.append(np.full(below.size, j, dtype=np.intp))
+    if not pix_parts:
+        return vis
+    pix = np.concatenate(pix_parts)
+    occ = np.concatenate(occ_parts)
+    rot = np.stack([b.rotation for b in boxes]).astype(np.float32)
+    half = np.stack([b.half for b in boxes]).astype(np.float32)
+    rel = points[pix] - centres.astype(np.float32)[occ]
+    ray = to_light[pix]
+    t_near = np.full(pix.size, -np.inf, dtype=np.float32)
+    t_far = np.full(pix.size, np.inf, dtype=np.float32)
+    # Slab test in each occluder's own frame, one local axis at a time.
+    for axis in range(3):
+        column = rot[:, :, axis][occ]
+        o = np.sum(rel * column, axis=1)
+        d = np.sum(ray * column, axis=1)
+        d = np.where(np.abs(d) < 1e-7, np.float32(1e-7), d)
+        extent = half[occ, axis]
+        lo = (-extent - o) / d
+        hi = (extent - o) / d
+        t_near = np.maximum(t_near, np.minimum(lo, hi))
+        t_far = np.minimum(t_far, np.maximum(lo, hi))
+    blocked = (t_far > np.maximum(t_near, 0.05)) & (t_far > 0.05)
+    vis[pix[blocked]] = 0.0
     return vis
 
 

@@ -114,6 +114,8 @@ def tray_floor_texture(tray: TrayLook, px_per_mm: float = 4.0) -> Texture:
     else:
         albedo = _colourful(rng, shape, colours, px_per_mm)
     albedo = albedo * _fibres(rng, shape, 0.035)[..., None]
+    # Texture rows grow with world y, which points up the picture: flip so print reads upright.
+    albedo = np.ascontiguousarray(albedo[::-1])
     return Texture(np.clip(albedo, 0.0, 1.0).astype(np.float32), x0, y0, px_per_mm)
 
 
@@ -214,24 +216,33 @@ def _wood(
     dark: FloatArray,
     px_per_mm: float,
 ) -> FloatArray:
-    # Planks along a random direction; in each, grain lines wander with low-frequency noise.
+    """Planks along a random direction: long thin grain streaks (noise stretched along the
+    grain), a slow figure, a tone per plank and a dark seam between planks."""
     height, width = shape
-    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
-    angle = rng.uniform(0.0, math.pi)
-    along = (xx * math.cos(angle) + yy * math.sin(angle)) / px_per_mm
-    across = (-xx * math.sin(angle) + yy * math.cos(angle)) / px_per_mm
-    plank_width = rng.uniform(70.0, 180.0)
-    plank = np.floor(across / plank_width)
-    warp = smooth_noise(rng, shape, 30.0 * px_per_mm, octaves=3) * 4.0
-    period = rng.uniform(1.5, 4.0)
-    grain = 0.5 + 0.5 * np.sin(2 * math.pi * (across + warp + 0.02 * along) / period)
-    grain = grain**4
-    figure = np.clip(0.5 + 0.3 * smooth_noise(rng, shape, 12.0 * px_per_mm, octaves=3), 0, 1)
-    t = np.clip(0.3 * grain + 0.7 * figure, 0.0, 1.0)
-    albedo = _mix(light, dark, t)
-    # Each plank a little different in tone; a dark seam between planks.
+    diagonal = int(math.hypot(height, width)) + 4
+    # Streaks: noise cells about 0.8 mm across the grain and 40 mm along it.
+    across_cells = max(2, int(diagonal / (0.8 * px_per_mm)))
+    along_cells = max(2, int(diagonal / (40.0 * px_per_mm)))
+    grid = rng.standard_normal((across_cells, along_cells)).astype(np.float32)
+    streaks = cv2.resize(grid, (diagonal, diagonal), interpolation=cv2.INTER_CUBIC)
+    wide = cv2.resize(
+        rng.standard_normal((max(2, across_cells // 6), along_cells)).astype(np.float32),
+        (diagonal, diagonal),
+        interpolation=cv2.INTER_CUBIC,
+    )
+    plank_px = rng.uniform(70.0, 180.0) * px_per_mm
+    rows = np.arange(diagonal, dtype=np.float32)[:, None]
+    plank = np.floor(rows / plank_px)
     tone = 1.0 + 0.12 * np.sin(plank * 12.9898 + rng.uniform(0, 6.28))
-    seam = np.abs(np.mod(across, plank_width)) < 0.6
-    albedo = albedo * tone[..., None]
-    albedo[seam] *= 0.45
+    seam = (np.mod(rows, plank_px) < max(1.0, 0.6 * px_per_mm)).astype(np.float32)
+    t = np.clip(0.5 + 0.3 * streaks + 0.12 * wide, 0.0, 1.0)
+    angle = float(rng.uniform(0.0, 180.0))
+    turn = cv2.getRotationMatrix2D((diagonal / 2, diagonal / 2), angle, 1.0)
+    turn[0, 2] -= (diagonal - width) / 2
+    turn[1, 2] -= (diagonal - height) / 2
+    t_img = cv2.warpAffine(t * np.broadcast_to(tone, t.shape), turn, (width, height))
+    seam_img = cv2.warpAffine(seam * np.ones_like(t), turn, (width, height))
+    base = cv2.warpAffine(np.broadcast_to(tone, t.shape).astype(np.float32), turn, (width, height))
+    albedo = _mix(light, dark, np.clip(t_img / np.maximum(base, 1e-3), 0.0, 1.0))
+    albedo = albedo * base[..., None] * (1.0 - 0.55 * seam_img[..., None])
     return np.asarray(albedo, dtype=np.float32)

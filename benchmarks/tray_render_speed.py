@@ -1,0 +1,71 @@
+"""Speed of the simulated tray renderer (the simulated camera renders live).
+
+Prints, on one core, the median time to render one 800x600 frame once its set-up is cached
+(goal: well under 100 ms), for a typical drop, the 49-cube set-up drop, and a frame of a
+still tray whose cube layout is cached too (what the simulated camera does between drops),
+plus the one-off cost of building a set-up's backdrop.
+Run: .venv/bin/python benchmarks/tray_render_speed.py
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import statistics
+import time
+
+import cv2
+
+from companion.core.cubes import Counts
+from companion.devices.simtray.backdrop import backdrop_for
+from companion.devices.simtray.render import cube_layout
+from companion.devices.tray_render import TrayScene, render
+
+REPEATS = 15
+
+
+def _one_core() -> str:
+    cv2.setNumThreads(1)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        return "pinned to one core"
+    return "not pinned (no sched_setaffinity here)"
+
+
+def _scene(seed: int, counts: Counts) -> TrayScene:
+    scene = TrayScene.random(seed, "any", counts=counts)
+    return dataclasses.replace(scene, setup=dataclasses.replace(scene.setup, image_size=(800, 600)))
+
+
+def _median_ms(scene: TrayScene, fresh_layout: bool) -> float:
+    times = []
+    for frame in range(REPEATS):
+        if fresh_layout:
+            cube_layout.cache_clear()
+        # CPU time of this process: other jobs on a shared machine do not inflate it.
+        start = time.process_time()
+        render(scene, frame=frame)
+        times.append(time.process_time() - start)
+    return 1000.0 * statistics.median(times)
+
+
+def main() -> None:
+    """Measure and print the figures."""
+    print(f"tray renderer, 800x600, {_one_core()}, OpenCV threads 1, CPU ms, median of {REPEATS}")
+    typical = _scene(1, Counts.from_tuple([2, 1, 2, 1, 1, 2, 1]))
+    start = time.perf_counter()
+    backdrop_for(typical.setup)
+    print(
+        f"  backdrop of a new set-up (once per set-up): {1000 * (time.perf_counter() - start):.0f} ms"
+    )
+    print(f"  typical drop (10 cubes), new layout:  {_median_ms(typical, True):6.1f} ms")
+    print(f"  typical drop (10 cubes), still tray:  {_median_ms(typical, False):6.1f} ms")
+    full = _scene(1, Counts.full())
+    print(f"  set-up drop (49 cubes), new layout:   {_median_ms(full, True):6.1f} ms")
+    print(f"  set-up drop (49 cubes), still tray:   {_median_ms(full, False):6.1f} ms")
+    empty = _scene(1, Counts())
+    print(f"  empty tray:                           {_median_ms(empty, False):6.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
