@@ -5,7 +5,9 @@
 #   hardware/render.sh png OUTDIR   one PNG preview per part plus the assembly (`make previews`;
 #                                   needs xvfb-run, because OpenSCAD draws PNGs through X)
 #
-# A part is any .scad file in hardware/scad except the shared ones listed in NOT_PARTS. Any
+# A part is any .scad file in hardware/scad except the shared ones listed in NOT_PARTS. A part
+# may choose the angle of its picture with a line '// preview-camera: 0,0,0,ROTX,ROTY,ROTZ,DIST'
+# (OpenSCAD's --camera; distance and centre are then fitted to the part). Any
 # warning or error from OpenSCAD fails the run: a warning there usually means a shape that is
 # silently wrong (an undefined variable becomes undef, a failed assert, a non-manifold solid).
 set -euo pipefail
@@ -86,7 +88,9 @@ for scad in "$scad_dir"/*.scad; do
         target="$out/$name.png"
         # Parts are fully rendered (what gets printed); the assembly keeps its colours (preview).
         how=(--render=true "--imgsize=640,480")
-        [ "$name" = assembly ] && how=("--imgsize=900,650" "--camera=0,0,0,60,0,330,900")
+        [ "$name" = assembly ] && how=("--imgsize=900,650")
+        camera=$(sed -n 's|^// preview-camera: *\([-0-9.,]*\) *$|\1|p' "$scad" | head -n 1)
+        [ -n "$camera" ] && how+=("--camera=$camera")
         if run_openscad "$name preview" xvfb-run -a -s "-screen 0 1024x768x24" \
             openscad --hardwarnings --colorscheme=Tomorrow "${how[@]}" \
             --viewall --autocenter -o "$target" "$scad"; then

@@ -1,6 +1,7 @@
 // The whole set-up at the table, for checking that the parts fit together and for the picture
 // in docs/parts/assembly.png. Not a part: `make parts` does not render it.
 // Grey boxes stand for things we do not print: the tower, the tray, the display.
+// preview-camera: 0,0,0,60,0,330,900
 
 include <params.scad>
 use <camera_arm.scad>

@@ -11,6 +11,7 @@
 // window; the Pico lies in its pocket on the side deck with its USB socket at the tray end; the
 // IR emitter goes into the sleeve on the left wall, the receiver into the right wall from
 // inside the side compartment.
+// preview-camera: 0,0,0,60,0,150,300
 
 include <params.scad>
 use <lib.scad>

@@ -62,7 +62,8 @@ led_holder_screw_spacing = led_ring_od + 2 * wall + 2 * 6; // M3 tabs either sid
 
 // ---- Chute sensor (RP2040 board + TCS34725 breakout + IR break-beam) -------------------------------
 chute_w = 2 * cube_size + 4;            // narrow enough for the sensor to see every cube
-chute_h = 2 * cube_size;                // a tumbling cube (14 mm diagonal) never jams
+chute_h = 1.6 * cube_size;              // a tumbling cube (14 mm face diagonal) still passes, and
+                                        // the sensor is only 8 mm above a cube lying flat
 chute_len = tray_gap;                   // from the tower face to the tray
 funnel_len = 18;                        // first part of the chute narrows from the exit width
 sensor_board = [20.4, 20.3, 1.6];       // Adafruit TCS34725 breakout

@@ -4,6 +4,7 @@
 //
 // A bracket is a flat frame drawn in its own plane (h backwards along the table, v up) and
 // printed lying flat; this file lays out the pair side by side for one print.
+// preview-camera: 0,0,0,50,0,320,400
 
 include <params.scad>
 use <lib.scad>
