@@ -73,9 +73,13 @@ done
 
 [ -n "$root" ] || fail "--root must not be empty"
 if [ "$dry_run" -eq 1 ]; then
-    [ "$root" != / ] || fail "--dry-run writes files under --root; give a scratch directory, e.g. --root \"\$(mktemp -d)\""
+    # Compared as files, not names: '//', '/.' or a link to / must not send the dry run's files
+    # into the real system.
+    if [ -e "$root" ] && [ "$root" -ef / ]; then
+        fail "--dry-run writes files under --root; give a scratch directory, e.g. --root \"\$(mktemp -d)\""
+    fi
     mkdir -p "$root" || fail "cannot create --root $root"
-    root=$(cd "$root" && pwd)
+    root=$(cd "$root" && pwd -P)
 else
     [ "$root" = / ] || fail "--root is for dry runs only (add --dry-run); run the real install on the Pi itself"
     [ "$(id -u)" -eq 0 ] || fail "run as root: sudo $0 ${given_args[*]}"

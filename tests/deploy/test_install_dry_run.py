@@ -72,6 +72,8 @@ def test_second_run_changes_nothing_and_keeps_the_owners_edits(
     [
         (["--bogus"], "unknown option '--bogus'"),
         (["--dry-run"], "--dry-run writes files under --root"),
+        (["--dry-run", "--root", "//."], "--dry-run writes files under --root"),
+        (["--dry-run", "--root", "/tmp/.."], "--dry-run writes files under --root"),
         (["--root", "/tmp/somewhere"], "--root is for dry runs only"),
         (["--root"], "--root needs a directory"),
     ],
@@ -81,6 +83,14 @@ def test_bad_arguments_exit_2_with_a_message(args: list[str], message: str) -> N
     assert run.returncode == 2
     assert message in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_a_link_to_the_real_root_is_refused(tmp_path: Path) -> None:
+    link = tmp_path / "looks-harmless"
+    link.symlink_to("/")
+    run = install("--dry-run", "--root", str(link))
+    assert run.returncode == 2
+    assert "--dry-run writes files under --root" in run.stderr
 
 
 def test_help_describes_the_options() -> None:
