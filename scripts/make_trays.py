@@ -29,8 +29,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--condition",
         default="any",
-        choices=CONDITIONS,
-        help="what to stress: light, tilt, clusters, noise... (default any)",
+        choices=(*CONDITIONS, "mixed"),
+        help="what to stress: light, tilt, clusters, noise...; mixed cycles the test "
+        "pictures through several (default any)",
+    )
+    parser.add_argument(
+        "--size", default=None, help="picture size WIDTHxHEIGHT (default: drawn per set-up)"
+    )
+    parser.add_argument(
+        "--quality", type=int, default=None, help="JPEG quality 1-100 (default: drawn 60-95)"
+    )
+    parser.add_argument(
+        "--calibration-format",
+        default="png",
+        choices=("png", "jpg"),
+        help="file type of the calibration pictures (default png, lossless)",
     )
     parser.add_argument(
         "--tests", type=int, default=10, help="test pictures per set-up (default 10)"
@@ -38,12 +51,29 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.n < 1 or args.tests < 0:
         parser.error("--n must be at least 1 and --tests at least 0")
+    if args.quality is not None and not 1 <= args.quality <= 100:
+        parser.error("--quality must be 1-100")
+    size = None
+    if args.size is not None:
+        try:
+            width, height = (int(v) for v in args.size.lower().split("x"))
+        except ValueError:
+            parser.error(f"--size wants WIDTHxHEIGHT such as 800x600, not {args.size!r}")
+        if not (64 <= width <= 4096 and 64 <= height <= 4096):
+            parser.error("--size: each side must be 64-4096 pixels")
+        size = (width, height)
     if args.outdir.exists() and not args.outdir.is_dir():
         parser.error(f"{args.outdir} exists and is not a folder; choose another OUTDIR")
     for k in range(args.n):
         folder = args.outdir / f"setup_{k:03d}"
-        cal = calibration_set(sub_seed(args.seed, k), args.condition, tests=args.tests)
-        write_set(cal, folder)
+        cal = calibration_set(
+            sub_seed(args.seed, k),
+            args.condition,
+            tests=args.tests,
+            image_size=size,
+            jpeg_quality=args.quality,
+        )
+        write_set(cal, folder, calibration_format=args.calibration_format)
         total = sum(p.counts.total for p in cal.tests)
         print(
             f"{folder}: {len(cal.tests)} test pictures, {total} cubes, "

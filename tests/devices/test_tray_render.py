@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -227,3 +228,26 @@ def test_too_many_cubes_is_refused_with_a_reason() -> None:
     with pytest.raises(ValueError, match="at most 60"):
         TrayScene.random(1, counts=Counts.from_tuple([9] * 7), setup=setup)
     assert Colour.WHITE in TrayScene.random(1, counts=Counts(white=1)).counts.present()
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vision"
+
+
+def test_committed_fixtures_are_small_readable_and_consistent() -> None:
+    folder = FIXTURES / "warm_wood"
+    truth = json.loads((folder / "truth.json").read_text())
+    names = [r["image"] for r in truth["calibration"]]
+    assert names == ["empty.jpg", *[f"{c.value}.jpg" for c in COLOURS]]
+    for record in truth["calibration"] + truth["pictures"]:
+        path = folder / record["image"]
+        assert path.stat().st_size < 60_000, f"{path.name} is too big for a fixture"
+        image = cv2.imread(str(path))
+        assert image is not None and image.shape[:2][::-1] == tuple(record["image_size"])
+        assert set(record["counts"]) == {c.value for c in COLOURS}
+        listed = Counter(cube["colour"] for cube in record["cubes"])
+        assert all(record["counts"][c] == listed.get(c, 0) for c in record["counts"])
+        quad = np.array(record["tray_corners"], dtype=np.float32)
+        assert cv2.contourArea(quad) > 0.2 * image.shape[0] * image.shape[1]
+    for colour in COLOURS:
+        record = truth["calibration"][1 + COLOURS.index(colour)]
+        assert [c for c, n in record["counts"].items() if n] == [colour.value]

@@ -350,6 +350,9 @@ def random_counts(rng: np.random.Generator, condition: str) -> Counts:
     if condition in ("empty", "no-tray", "dark"):
         return Counts()
     total = int(rng.integers(30, 50)) if condition == "setup-drop" else _drop_size(rng)
+    if condition == "clustered":
+        # A cluster needs cubes to touch: at least a handful.
+        total = max(total, 5)
     # Draw cubes without replacement from the 49 in the box, like the tower releases them.
     pool = np.repeat(np.arange(len(COLOURS)), CUBES_PER_COLOUR)
     chosen = rng.choice(pool, size=total, replace=False)

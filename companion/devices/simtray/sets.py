@@ -44,6 +44,10 @@ class CalibrationSet:
         return {"empty": self.empty, **{c.value: r for c, r in self.colours}}
 
 
+MIXED_PICTURES: tuple[str, ...] = ("any", "clustered", "empty", "setup-drop", "noisy", "blurred")
+"""Picture conditions a "mixed" calibration set cycles its test pictures through."""
+
+
 def calibration_set(
     seed: int,
     condition: str = "any",
@@ -51,24 +55,45 @@ def calibration_set(
     tests: int = 10,
     per_colour: int | None = None,
     jpeg: bool = True,
+    image_size: tuple[int, int] | None = None,
+    jpeg_quality: int | None = None,
 ) -> CalibrationSet:
     """A calibration set for a set-up drawn from `seed` under `condition`, with `tests` test
-    pictures under the same set-up (drawn for `condition`). Colour pictures hold `per_colour`
-    cubes each (drawn 3-7 when None)."""
-    setup_condition = "any" if condition in _PICTURE_ONLY else condition
+    pictures under the same set-up (drawn for `condition`; for "mixed", cycling through
+    MIXED_PICTURES). Colour pictures hold `per_colour` cubes each (drawn 3-7 when None);
+    `image_size` (width, height) overrides the set-up's picture size and `jpeg_quality`
+    (1-100) every picture's JPEG quality."""
+    if jpeg_quality is not None and not 1 <= jpeg_quality <= 100:
+        raise ValueError(f"JPEG quality is 1-100, not {jpeg_quality}")
+
+    def shoot(scene: TrayScene) -> RenderedTray:
+        if jpeg_quality is not None:
+            scene = replace(scene, capture=replace(scene.capture, jpeg_quality=jpeg_quality))
+        return render(scene, jpeg=jpeg)
+
+    mixed = condition == "mixed"
+    setup_condition = "any" if condition in _PICTURE_ONLY or mixed else condition
     setup = SetUp.random(seed, setup_condition)
+    if image_size is not None:
+        setup = replace(setup, image_size=image_size)
     rng = np.random.default_rng([seed, 98])
     empty_scene = TrayScene.random(sub_seed(seed, 0), setup_condition, counts=Counts(), setup=setup)
-    empty = render(empty_scene, jpeg=jpeg)
+    empty = shoot(empty_scene)
     colours = []
     for i, colour in enumerate(COLOURS, start=1):
         n = per_colour if per_colour is not None else int(rng.integers(3, 8))
         scene = TrayScene.random(
             sub_seed(seed, i), setup_condition, counts=Counts.of({colour: n}), setup=setup
         )
-        colours.append((colour, render(scene, jpeg=jpeg)))
+        colours.append((colour, shoot(scene)))
     test_pictures = tuple(
-        render(TrayScene.random(sub_seed(seed, 100 + k), condition, setup=setup), jpeg=jpeg)
+        shoot(
+            TrayScene.random(
+                sub_seed(seed, 100 + k),
+                MIXED_PICTURES[k % len(MIXED_PICTURES)] if mixed else condition,
+                setup=setup,
+            )
+        )
         for k in range(tests)
     )
     return CalibrationSet(setup, condition, empty, tuple(colours), test_pictures)
@@ -105,19 +130,27 @@ def truth_record(name: str, picture: RenderedTray) -> dict[str, object]:
     }
 
 
-def write_set(cal: CalibrationSet, folder: Path, *, prefix: str = "test") -> Path:
+def write_set(
+    cal: CalibrationSet, folder: Path, *, prefix: str = "test", calibration_format: str = "png"
+) -> Path:
     """Write `cal` into `folder` (created if needed) and return the truth file's path.
 
     Layout: `empty.png` and `blue.png` ... `white.png` (lossless copies of the camera's
-    pictures, for `companion calibrate`), test pictures `{prefix}_NNN.jpg` (the camera's JPEG
-    bytes as they are), and `truth.json`: {"version", "condition", "setup_seed",
-    "calibration": [record...], "pictures": [record...]}, each record as `truth_record` makes.
+    pictures, for `companion calibrate`; with `calibration_format` "jpg", the camera's JPEG
+    bytes instead, smaller), test pictures `{prefix}_NNN.jpg` (the camera's JPEG bytes as
+    they are), and `truth.json`: {"version", "condition", "setup_seed", "calibration":
+    [record...], "pictures": [record...]}, each record as `truth_record` makes.
     """
+    if calibration_format not in ("png", "jpg"):
+        raise ValueError(f"calibration pictures are png or jpg, not {calibration_format!r}")
     folder.mkdir(parents=True, exist_ok=True)
     calibration = []
     for name, picture in cal.calibration_pictures().items():
-        file_name = f"{name}.png"
-        if not cv2.imwrite(str(folder / file_name), picture.image):
+        file_name = f"{name}.{calibration_format}"
+        if calibration_format == "jpg":
+            data = picture.jpeg if picture.jpeg is not None else _encode(picture)
+            (folder / file_name).write_bytes(data)
+        elif not cv2.imwrite(str(folder / file_name), picture.image):
             raise OSError(f"could not write {folder / file_name}")
         calibration.append(truth_record(file_name, picture))
     pictures = []
