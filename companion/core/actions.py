@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from companion.core import tracks
 from companion.core.components import (
     COMMODITIES_PER_GOOD,
     COMPLETION_VP,
@@ -69,17 +70,13 @@ def token_bonus(player: Player, colour: Colour) -> int:
 
 
 def special_space_colour(state: GameState, player: Player) -> Colour | None:
-    """The colour of the special-track space under the player's disc; None if the box lacks it."""
-    track = state.box.special_track
-    if track is None:
-        return None
-    return track[player.track].colour
+    """The colour of the special-track space under the player's disc; None if unknown."""
+    return tracks.space_colour(state, player)
 
 
 def on_last_space(state: GameState, player: Player) -> bool:
-    """True when the player's disc is on the special track's last space (box data needed)."""
-    track = state.box.special_track
-    return track is not None and player.track == len(track) - 1
+    """True when the player's disc is on the special track's last space (box data or readings)."""
+    return tracks.on_last_space(state, player)
 
 
 def action_ap(state: GameState, player: Player, colour: Colour, special: bool) -> int:
@@ -178,20 +175,6 @@ def _open_island(d: Draft, number: int) -> Island:
     return island
 
 
-def _track_move(steps: int | None, ap: int, position: int, end: int, what: str) -> tuple[int, bool]:
-    """Spaces moved on a track and whether the 2-gold compensation applies (3.3)."""
-    room = end - position
-    moved = min(ap, room) if steps is None else steps
-    if moved > ap:
-        raise RuleError("3.1 action points", f"{moved} spaces need {moved} AP, only {ap} available")
-    if moved > room:
-        raise RuleError(
-            f"3.3 end of the {what}", f"only {room} more space(s) to the end of the {what}"
-        )
-    compensation = position + moved == end and ap > moved
-    return moved, compensation
-
-
 def move_ships(d: Draft, event: MoveShips, ap: int) -> int:
     """Blue (5.1): returns the AP the action costs. Posts, discovery and completion included."""
     index = event.player
@@ -259,7 +242,7 @@ def move_ships(d: Draft, event: MoveShips, ap: int) -> int:
 def load_cannons(d: Draft, event: LoadCannons, ap: int) -> int:
     """Black (5.2): cannons up to 12; AP lost to the cap earn 2 gold. Returns AP used."""
     player = d.players[event.player]
-    moved, compensation = _track_move(event.steps, ap, player.cannons, 12, "cannon track")
+    moved, compensation = tracks.track_move(event.steps, ap, player.cannons, 12, "cannon track")
     d.update(event.player, cannons=player.cannons + moved)
     if compensation:
         d.gain_gold(event.player, TRACK_END_GOLD)
@@ -317,17 +300,9 @@ def _token_taken_so_far(
 def progress(d: Draft, event: Progress, ap: int) -> int:
     """Brown (5.4): the disc moves; one progress token per VP space reached or passed."""
     index = event.player
-    track = d.base.box.progress_track
-    if track is None:
-        raise MissingBoxDataError(
-            "5.4 progress",
-            "the progress track's layout is unknown: enter progress_track once from your box (docs/box-data.md)",
-        )
     player = d.players[index]
-    moved, compensation = _track_move(
-        event.steps, ap, player.progress, len(track) - 1, "progress track"
-    )
-    due = sum(1 for vp in track[player.progress + 1 : player.progress + moved + 1] if vp > 0)
+    reach = tracks.progress_move(d.base, player, event, ap)
+    moved, due = reach.moved, reach.vp_spaces
     left, right = d.get("progress_left"), d.get("progress_right")
     must = min(due, left + right)  # A9: an empty display gives no token, the steps still count
     if len(event.tokens) != must:
@@ -365,8 +340,15 @@ def progress(d: Draft, event: Progress, ap: int) -> int:
                 )
         tokens.append(OwnedToken(taken.token, taken.actions))
     d.set(progress_left=left, progress_right=right)
-    d.update(index, progress=player.progress + moved, tokens=tuple(tokens))
-    if compensation:
+    if reach.end_learned is not None:
+        d.set(progress_end=reach.end_learned)
+    d.update(
+        index,
+        progress=player.progress + moved,
+        tokens=tuple(tokens),
+        progress_vp=max(player.progress_vp, reach.highest_vp),
+    )
+    if reach.compensation:
         d.gain_gold(index, TRACK_END_GOLD)
     return moved
 
@@ -446,12 +428,6 @@ def buy_production(d: Draft, event: BuyProduction) -> int:
 def advance_order(d: Draft, event: AdvanceOrder, ap: int) -> int:
     """White option 1 (5.7): the order disc moves; on an occupied space it goes on top."""
     index = event.player
-    track = d.base.box.special_track
-    if track is None:
-        raise MissingBoxDataError(
-            "5.7 player order",
-            "the special action track's layout is unknown: enter special_track once from your box (docs/box-data.md)",
-        )
     if event.special:
         raise RuleError("5.7 special action", "advancing the order disc is not a special action")
     player = d.players[index]
@@ -461,20 +437,40 @@ def advance_order(d: Draft, event: AdvanceOrder, ap: int) -> int:
             raise RuleError(
                 "9 order jump", "with the order-jump token the disc ignores AP: give no steps"
             )
+        if (event.space_colour, event.highest_vp, event.at_end) != (None, None, None):
+            raise RuleError(
+                "9 order jump",
+                "with the order-jump token the disc takes the first player's space: "
+                "give no sheet readings",
+            )
         first = min(range(len(d.players)), key=lambda i: (-d.players[i].track, -d.players[i].stamp))
         if first == index:
             raise RuleError("9 order jump", f"{player.name} is already first in player order")
         _use_token(d, index, ProgressKind.ORDER_JUMP, d.base.options.order_jump_once, "order jump")
-        d.update(index, track=d.players[first].track, stamp=top)
+        leader = d.players[first]
+        # Every space up to the leader's was reached or passed by the leader too.
+        d.update(
+            index,
+            track=leader.track,
+            stamp=top,
+            track_colour=leader.track_colour,
+            special_vp=max(d.players[index].special_vp, leader.special_vp),
+        )
         return 0
-    moved, compensation = _track_move(
-        event.steps, ap, player.track, len(track) - 1, "special action track"
-    )
-    if moved:
-        d.update(index, track=player.track + moved, stamp=top)
-    if compensation:
+    reach = tracks.order_move(d.base, player, event, ap)
+    if reach.end_learned is not None:
+        d.set(special_end=reach.end_learned)
+    if reach.moved:
+        d.update(
+            index,
+            track=player.track + reach.moved,
+            stamp=top,
+            track_colour=reach.colour,
+            special_vp=max(player.special_vp, reach.highest_vp),
+        )
+    if reach.compensation:
         d.gain_gold(index, TRACK_END_GOLD)
-    return moved
+    return reach.moved
 
 
 def take_turn(d: Draft, event: TurnEvent) -> None:

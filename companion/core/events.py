@@ -48,10 +48,16 @@ class StrayCubes(_Event):
 
 
 class Correction(_Event):
-    """The latest tray reading was wrong: these counts replace it (the cubes did not move)."""
+    """A tray reading was wrong: these counts replace it (the cubes did not move).
+
+    `drop` names the reading corrected by its event number in the log (1-based, as error
+    messages count events): a `setup_drop`, `drop` or `stray_cubes` event. None: the latest one.
+    The game is re-checked from that reading on with the corrected counts (`corrections`).
+    """
 
     kind: Literal["correction"] = "correction"
     counts: Counts
+    drop: int | None = Field(default=None, ge=1)
 
 
 class PirateRevealed(_Event):
@@ -152,11 +158,22 @@ class Plan(_Action):
 
 
 class Progress(_Action):
-    """Brown: the progress disc moves `steps` spaces; `tokens` taken for the VP spaces passed."""
+    """Brown: the progress disc moves `steps` spaces; `tokens` taken for the VP spaces passed.
+
+    The sheet readings (`vp_spaces`, `highest_vp`, `at_end`) are what the player reads off their
+    own progress track. They are needed when the box data lacks the track's layout, and are
+    checked against it when it is known (None: not read).
+    """
 
     kind: Literal["progress"] = "progress"
     steps: int | None = Field(default=None, ge=0, le=60)
     tokens: tuple[TokenTaken, ...] = ()
+    vp_spaces: int | None = Field(default=None, ge=0, le=60)
+    """How many VP-marked spaces the disc reached or passed in this move."""
+    highest_vp: int | None = Field(default=None, ge=0, le=50)
+    """The highest VP printed on a space reached or passed in this move (0: none)."""
+    at_end: bool | None = None
+    """The disc stands on the track's last space after the move."""
 
 
 class Build(_Action):
@@ -177,11 +194,20 @@ class AdvanceOrder(_Action):
     """White option 1: the order disc moves `steps` spaces (None: as far as the AP allow).
 
     With `use_order_token` the disc goes on top of the current first player's disc instead.
+    The sheet readings (`space_colour`, `highest_vp`, `at_end`) are what the player reads off
+    the special action track; needed when the box data lacks its layout (the colour only to
+    check later special actions), checked against it when it is known (None: not read).
     """
 
     kind: Literal["advance_order"] = "advance_order"
     steps: int | None = Field(default=None, ge=0, le=60)
     use_order_token: bool = False
+    space_colour: Colour | None = None
+    """The colour of the space the disc landed on."""
+    highest_vp: int | None = Field(default=None, ge=0, le=50)
+    """The highest VP printed on a space reached or passed in this move, landing space included."""
+    at_end: bool | None = None
+    """The disc stands on the track's last space after the move."""
 
 
 class TakeGold(_Event):

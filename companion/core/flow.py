@@ -14,8 +14,8 @@ from companion.core.components import (
 )
 from companion.core.cubes import COLOURS
 from companion.core.draft import Draft
-from companion.core.errors import MissingBoxDataError
 from companion.core.state import Category, Player, Stage
+from companion.core.tracks import highest_vp_reached
 
 EMPTY7 = (0, 0, 0, 0, 0, 0, 0)
 
@@ -113,19 +113,6 @@ def pirates_attack(d: Draft) -> None:
         d.add_vp(index, Category.PIRATES, -min(loss, current))
 
 
-def highest_vp_reached(track: tuple[int, ...] | None, position: int, field: str) -> int:
-    """The highest VP printed on a track's spaces up to `position` (0 at the start)."""
-    if position == 0:
-        return 0
-    if track is None:
-        raise MissingBoxDataError(
-            "8 final scoring",
-            f"the VP printed on the {field.replace('_', ' ')} are unknown: "
-            f"enter them once from your box ({field} in docs/box-data.md)",
-        )
-    return max(track[: position + 1])
-
-
 def final_scoring(d: Draft) -> None:
     """Final scoring in the rulebook's order: gold, goods, progress, special actions (8)."""
     box = d.base.box
@@ -162,11 +149,11 @@ def final_scoring(d: Draft) -> None:
         d.add_vp(
             index,
             Category.FINAL_PROGRESS_TRACK,
-            highest_vp_reached(box.progress_track, player.progress, "progress_track"),
+            highest_vp_reached(box.progress_track, player.progress, player.progress_vp),
         )
         # 4. Special actions: the highest VP reached on the special action track.
         d.add_vp(
             index,
             Category.FINAL_SPECIAL_TRACK,
-            highest_vp_reached(special, player.track, "special_track"),
+            highest_vp_reached(special, player.track, player.special_vp),
         )

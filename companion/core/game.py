@@ -5,7 +5,8 @@
     game.state, game.log, game.undo(), game.to_json(), Game.from_json(text)
 
 Undo is exact (a stack of states) and stops at a tower drop: cubes that fell stay fallen; a
-wrong reading is fixed with a `Correction` event instead.
+wrong reading is fixed with a `Correction` event instead (of the latest reading or, naming its
+event number, an earlier one). A correction is a person's input, so it can be undone.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from companion.core.box import REAL_BOX, BoxData
+from companion.core.corrections import correct
 from companion.core.errors import UndoError
-from companion.core.events import Event
+from companion.core.events import Correction, Event
 from companion.core.log import GameLog, parse_log, replay
 from companion.core.options import RuleOptions
 from companion.core.rules import apply, is_tower_event, new_game
@@ -77,7 +79,10 @@ class Game:
 
     def apply(self, event: Event) -> GameState:
         """Apply one event; returns the new state. RuleError (ValueError) leaves the game as it was."""
-        state = apply(self._states[-1], event)
+        if isinstance(event, Correction):
+            state = correct(self._states, self._events, event)
+        else:
+            state = apply(self._states[-1], event)
         self._events.append(event)
         self._states.append(state)
         return state

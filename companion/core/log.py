@@ -6,20 +6,27 @@ text with errors that name the event number; `replay` folds it into states.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from companion.core.box import BoxData
+from companion.core.corrections import correct
 from companion.core.errors import LogError, RuleError
-from companion.core.events import Event
+from companion.core.events import Correction, Event
 from companion.core.options import RuleOptions
 from companion.core.rules import apply, new_game
 from companion.core.state import GameState
 
 LOG_FORMAT: Literal["tower-companion/amerigo-log"] = "tower-companion/amerigo-log"
-LOG_VERSION: Literal[1] = 1
-"""Bump when an event or a field changes meaning; older versions are upgraded on read."""
+LOG_VERSION: Literal[2] = 2
+"""Bump when an event or a field changes meaning; older versions are upgraded on read.
+
+Version 2: a `correction` may name the reading it corrects (`drop`) and re-checks the game from
+there; `progress` and `advance_order` may carry sheet readings. Version 1 logs are upgraded on
+read: each correction names the reading it corrected then (the latest one).
+"""
+_TOWER_KINDS = frozenset({"setup_drop", "drop", "stray_cubes"})
 
 
 class GameLog(BaseModel):
@@ -28,7 +35,7 @@ class GameLog(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     format: Literal["tower-companion/amerigo-log"] = LOG_FORMAT
-    version: Literal[1] = LOG_VERSION
+    version: Literal[2] = LOG_VERSION
     players: tuple[str, ...] = Field(min_length=2, max_length=4)
     """Player names in the starting stack, the top (first player) first."""
     options: RuleOptions = RuleOptions()
@@ -38,6 +45,27 @@ class GameLog(BaseModel):
     def to_json(self) -> str:
         """The log as compact JSON text (stable field order)."""
         return self.model_dump_json()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """Upgrade a version 1 log: its corrections always meant the latest reading."""
+        if not isinstance(data, dict) or data.get("version") != 1:
+            return data
+        events = data.get("events")
+        if isinstance(events, list | tuple):
+            latest: int | None = None
+            upgraded = []
+            for number, event in enumerate(events, start=1):
+                if isinstance(event, dict):
+                    kind = event.get("kind")
+                    if kind in _TOWER_KINDS:
+                        latest = number
+                    elif kind == "correction" and latest is not None and "drop" not in event:
+                        event = {**event, "drop": latest}
+                upgraded.append(event)
+            data = {**data, "events": upgraded}
+        return {**data, "version": LOG_VERSION}
 
 
 _LOG_ADAPTER: TypeAdapter[GameLog] = TypeAdapter(GameLog)
@@ -74,7 +102,10 @@ def replay(log: GameLog) -> list[GameState]:
     states = [state]
     for number, event in enumerate(log.events, start=1):
         try:
-            state = apply(state, event)
+            if isinstance(event, Correction):
+                state = correct(states, log.events[: number - 1], event)
+            else:
+                state = apply(state, event)
         except RuleError as error:
             raise LogError(number, f"{event.kind}: {error}") from None
         states.append(state)

@@ -30,7 +30,6 @@ from companion.core.events import (
     Build,
     BuyProduction,
     CashChest,
-    Correction,
     Drop,
     Event,
     LoadCannons,
@@ -132,7 +131,6 @@ _HANDLERS: dict[type[Any], Callable[[Draft, Any], None]] = {
     SetupDrop: tower.setup_drop,
     Drop: tower.drop,
     StrayCubes: tower.stray_cubes,
-    Correction: tower.correction,
     PirateRevealed: _reveal_pirate,
     CashChest: _cash_chest,
     UseGoldToken: _use_gold_token,
@@ -156,9 +154,19 @@ _TOWER_EVENTS = (SetupDrop, Drop, StrayCubes)
 
 
 def apply(state: GameState, event: Event) -> GameState:
-    """The state after one more event; raises RuleError (a ValueError) if the event is illegal."""
+    """The state after one more event; raises RuleError (a ValueError) if the event is illegal.
+
+    Every event but a `Correction`, which needs the log (`corrections.correct`).
+    """
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        raise RuleError(
+            "3 corrections",
+            "a correction re-checks the game from the corrected reading on, so it needs the log: "
+            "apply it with Game.apply or replay a log (companion.core.corrections)",
+        )
     draft = Draft(state)
-    _HANDLERS[type(event)](draft, event)
+    handler(draft, event)
     draft.set(events_applied=state.events_applied + 1)
     if isinstance(event, _TOWER_EVENTS):
         draft.set(tower_event_count=state.tower_event_count + 1)

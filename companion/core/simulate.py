@@ -70,7 +70,7 @@ class _Table:
         self.bag = bag
         self.right = [self.bag.pop() for _ in range(4)]
         self.left = [self.bag.pop() for _ in range(4)]
-        pirates = list(box.pirate_markers or (0, 0, 2, 3, 4, 6))
+        pirates = list(box.pirate_markers or ())
         rng.shuffle(pirates)
         self.pirates = pirates[:5]
         self.round = 1
@@ -97,6 +97,18 @@ class _Table:
             pile.append((token.token, token.actions))
 
 
+def _complete(box: BoxData) -> bool:
+    """True when a box's data has every figure the simulated table needs."""
+    return None not in (
+        box.progress_track,
+        box.special_track,
+        box.progress_tokens,
+        box.pirate_markers,
+        box.neutral_tiles,
+        box.village_tiles,
+    )
+
+
 class Simulator:
     """Plays one game; `run()` returns the finished Game."""
 
@@ -107,16 +119,35 @@ class Simulator:
         box: BoxData = TEST_BOX,
         options: RuleOptions | None = None,
         p_out: float | None = None,
+        table_box: BoxData | None = None,
+        read_sheets: float = 0.0,
     ) -> None:
-        if box.progress_tokens is None or box.special_track is None or box.progress_track is None:
-            raise ValueError("the simulator needs a box with track layouts and tokens (TEST_BOX)")
+        """`box` is what the engine is told; `table_box` the physical box on the table.
+
+        `read_sheets` is the chance that a brown or white move carries the sheet readings even
+        though `box` knows the track (so the engine checks them); 0 keeps events as a person
+        taps them on the screen.
+
+        The table's box must be complete (every figure known); by default it is `box` when that
+        is complete, else TEST_BOX. When `box` lacks a figure, the simulated players supply it in
+        the events from the table's box, as real players read it off their sheets and tiles.
+        """
+        table = table_box or (box if _complete(box) else TEST_BOX)
+        if not _complete(table):
+            raise ValueError("the simulator's table needs a box with every figure known (TEST_BOX)")
         self.rng = random.Random(seed)
-        self.box = box
+        self.box = table
+        self.told = box
+        self.read_sheets = read_sheets
         # Towers differ: without a given chance, each game draws how sticky its tower is.
         self.p_out = p_out if p_out is not None else self.rng.uniform(0.2, 0.8)
         self.game = Game.new(PLAYER_NAMES[:players], options=options or RuleOptions(), box=box)
-        self.table = _Table(self.rng, box)
+        self.table = _Table(self.rng, table)
         self.next_island = 1
+
+    def _read_sheet(self) -> bool:
+        # No random draw at all when 0, so such games stay as they were.
+        return self.read_sheets > 0 and self.rng.random() < self.read_sheets
 
     def run(self) -> Game:
         """Play until final scoring; returns the game."""
@@ -161,7 +192,20 @@ class Simulator:
             if rng.random() < 0.5 and len(self.game.state.turn_order) > 1:
                 self._turn(self.game.state)
             if self.game.state.stage is Stage.TURNS:
-                self.game.apply(Correction(counts=Counts.from_tuple(list(truth))))
+                self._correct(Counts.from_tuple(list(truth)))
+
+    def _correct(self, truth: Counts) -> None:
+        """Correct the latest drop; if a turn taken on it no longer fits, take turns back first."""
+        game = self.game
+        while True:
+            try:
+                game.apply(Correction(counts=truth))
+                return
+            except RuleError:
+                # The people at the table undo what no longer fits, as the app lets them.
+                undone = game.undo()
+                if isinstance(undone, Progress):
+                    self.table.put_back(list(undone.tokens))
 
     # ---- a player's turn -------------------------------------------------------------------
 
@@ -248,9 +292,21 @@ class Simulator:
             return self._buy(state, index, player, base, special)
         if player.unused(ProgressKind.ORDER_JUMP) and rng.random() < 0.5:
             return AdvanceOrder(player=index, use_order_token=True)
-        room = len(self.box.special_track or ()) - 1 - player.track
+        track = self.box.special_track or ()
+        room = len(track) - 1 - player.track
         steps = min(base + min(extra, player.gold), room)
-        return AdvanceOrder(player=index, gold_spent=max(0, steps - base), steps=steps)
+        event = AdvanceOrder(player=index, gold_spent=max(0, steps - base), steps=steps)
+        if self.told.special_track is None or self._read_sheet():
+            # Read off the track: needed without the layout, checked against it otherwise.
+            passed = track[player.track + 1 : player.track + steps + 1]
+            event = event.model_copy(
+                update={
+                    "space_colour": track[player.track + steps].colour,
+                    "highest_vp": max((space.vp for space in passed), default=0),
+                    "at_end": player.track + steps == len(track) - 1,
+                }
+            )
+        return event
 
     def _ships(
         self, state: GameState, index: int, player: Player, base: int, extra: int, special: bool
@@ -339,8 +395,22 @@ class Simulator:
         if len(self.table.left) + len(self.table.right) < due:
             return None
         tokens = self.table.take(due)
+        readings: dict[str, int | bool] = {}
+        if self.told.progress_track is None or self._read_sheet():
+            # Read off the sheet: needed without the layout, checked against it otherwise.
+            passed = track[player.progress + 1 : player.progress + steps + 1]
+            readings = {
+                "vp_spaces": sum(1 for vp in passed if vp > 0),
+                "highest_vp": max(passed, default=0),
+                "at_end": player.progress + steps == len(track) - 1,
+            }
         return Progress(
-            player=index, gold_spent=gold, special=special, steps=steps, tokens=tuple(tokens)
+            player=index,
+            gold_spent=gold,
+            special=special,
+            steps=steps,
+            tokens=tuple(tokens),
+            **readings,
         )
 
     def _build(
@@ -373,7 +443,11 @@ class Simulator:
             if completes:
                 completed.add(island.number)
             value = None
-            if rng.random() < 0.3:
+            if (
+                self.told.village_tiles is None
+                or self.told.neutral_tiles is None
+                or rng.random() < 0.3
+            ):
                 printed = self.box.tile_value(kind == TileKind.VILLAGE.value, size)
                 if printed is not None:
                     value = printed.big_vp if island.big else printed.small_vp
@@ -421,11 +495,16 @@ def simulate_game(
     seed: int = 0,
     box: BoxData = TEST_BOX,
     options: RuleOptions | None = None,
+    table_box: BoxData | None = None,
 ) -> Game:
-    """A whole random legal game for 2-4 players; the same arguments give the same game."""
+    """A whole random legal game for 2-4 players; the same arguments give the same game.
+
+    With a `box` that lacks figures (REAL_BOX), the players read them off `table_box` (by
+    default TEST_BOX, a hidden layout) and the events carry them.
+    """
     if not 2 <= players <= 4:
         raise ValueError(f"Amerigo is for 2 to 4 players, not {players}")
-    return Simulator(players, seed, box, options).run()
+    return Simulator(players, seed, box, options, table_box=table_box).run()
 
 
 __all__ = ["COMMODITIES_PER_GOOD", "Simulator", "simulate_game"]

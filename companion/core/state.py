@@ -79,6 +79,13 @@ class Player:
     commodities: tuple[int, ...] = (0, 0, 0, 0, 0)
     production: tuple[int, ...] = (0, 0, 0, 0, 0)  # bought, the printed sheet token not counted
     vp_by: tuple[int, ...] = NO_VP
+    # What the player's discs have reached, known from the box data or read off the sheet: final
+    # scoring and special actions need it even when the box data lacks the track layouts.
+    progress_vp: int = 0  # highest VP printed on a progress-track space reached or passed
+    special_vp: int = 0  # highest VP printed on a special-track space reached or passed
+    track_colour: Colour | None = (
+        Colour.WHITE
+    )  # the special-track space under the disc; None: unread
 
     @property
     def vp(self) -> int:
@@ -132,9 +139,11 @@ class GameState:
     chests_left: int = 5
     skipped: tuple[tuple[int, str], ...] = ()  # (round, colour) of every skipped phase
     notes: tuple[str, ...] = ()  # corrections after players acted, and similar remarks
-    reading_corrected_after_action: bool = False
-    last_reading: str = ""  # which reading a correction would replace: "setup", "drop", "stray"
-    last_stray: Seven = (0, 0, 0, 0, 0, 0, 0)  # the counts of the latest stray-cubes reading
+    reading_corrected_after_action: bool = False  # this phase's drop corrected after turns
+    # The last space of each track as learned from a sheet reading ("the disc reached the end")
+    # when the box data lacks the layout; None: not learned (or the box data knows it).
+    progress_end: int | None = None
+    special_end: int | None = None
     events_applied: int = 0
     tower_event_count: int = 0  # drops, set-up drop and stray cubes applied so far
 

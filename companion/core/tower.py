@@ -1,11 +1,11 @@
-"""Tower events: the set-up drop, phase drops, stray cubes, corrections of a reading."""
+"""Tower events: the set-up drop, phase drops, stray cubes (corrections: `corrections`)."""
 
 from __future__ import annotations
 
-from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Counts
+from companion.core.cubes import COLOURS, CUBES_PER_COLOUR
 from companion.core.draft import Draft
 from companion.core.errors import InconsistentReadingError, RuleError
-from companion.core.events import Correction, Drop, SetupDrop, StrayCubes
+from companion.core.events import Drop, SetupDrop, StrayCubes
 from companion.core.flow import EMPTY7, begin_phase, end_phase, order_of, skip_phase
 from companion.core.state import Stage
 
@@ -43,7 +43,7 @@ def setup_drop(d: Draft, event: SetupDrop) -> None:
         )
     reading = event.counts.as_tuple()
     _check_came_out(reading, (CUBES_PER_COLOUR,) * 7, "the set-up reading")
-    d.set(storage=reading, tower=_minus((CUBES_PER_COLOUR,) * 7, reading), last_reading="setup")
+    d.set(storage=reading, tower=_minus((CUBES_PER_COLOUR,) * 7, reading))
     begin_phase(d)
 
 
@@ -65,7 +65,6 @@ def drop(d: Draft, event: Drop) -> None:
         storage=tuple(storage),
         stray=EMPTY7,
         action_space=reading,
-        last_reading="drop",
     )
     if sum(reading) == 0:
         skip_phase(d)
@@ -87,65 +86,7 @@ def stray_cubes(d: Draft, event: StrayCubes) -> None:
     d.set(
         tower=_minus(state.tower, reading),
         stray=_plus(state.stray, reading),
-        last_reading="stray",
-        last_stray=reading,
     )
 
 
-def correction(d: Draft, event: Correction) -> None:
-    """Replace the counts of the latest reading; the cubes themselves did not move."""
-    state = d.base
-    new = event.counts.as_tuple()
-    if state.last_reading == "drop" and state.stage is Stage.TURNS:
-        old = state.action_space
-        _check_came_out(new, _plus(state.tower, old), "the corrected reading")
-        tower = _minus(_plus(state.tower, old), new)
-        if sum(new) == 0:
-            if state.turn_index > 0:
-                raise RuleError(
-                    "3 skipped phases",
-                    "players already acted on this reading, so it cannot become empty",
-                )
-            d.set(tower=tower, action_space=EMPTY7)
-            skip_phase(d)
-            return
-        d.set(tower=tower, action_space=new)
-        if state.turn_index > 0:
-            d.set(
-                reading_corrected_after_action=True,
-                notes=(
-                    *state.notes,
-                    f"round {state.round} {state.colour.value}: reading corrected from "
-                    f"{Counts.from_tuple(list(old))} to {Counts.from_tuple(list(new))} after "
-                    f"{state.turn_index} player(s) had acted on it",
-                ),
-            )
-        return
-    if state.last_reading == "setup" and state.tower_event_count == 1 and state.stage is Stage.DROP:
-        # Nothing was dropped since set-up: redo the set-up with the right counts.
-        _check_came_out(new, (CUBES_PER_COLOUR,) * 7, "the corrected set-up reading")
-        d.set(
-            storage=new,
-            tower=_minus((CUBES_PER_COLOUR,) * 7, new),
-            phase=0,
-            skipped=tuple(s for s in state.skipped if s[0] != state.round),
-        )
-        begin_phase(d)
-        return
-    if state.last_reading == "stray":
-        old = state.last_stray
-        _check_came_out(new, _plus(state.tower, old), "the corrected stray cubes")
-        d.set(
-            tower=_minus(_plus(state.tower, old), new),
-            stray=_plus(_minus(state.stray, old), new),
-            last_stray=new,
-        )
-        return
-    raise RuleError(
-        "3 corrections",
-        "there is no reading to correct now: a reading can be corrected while its phase is "
-        "being played (or, for the set-up drop, before the first phase's drop)",
-    )
-
-
-__all__ = ["correction", "drop", "end_phase", "setup_drop", "stray_cubes"]
+__all__ = ["drop", "end_phase", "setup_drop", "stray_cubes"]

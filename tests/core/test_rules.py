@@ -90,10 +90,12 @@ def test_undo_stops_at_a_drop_and_a_correction_fixes_the_reading() -> None:
         game.undo()
     game.apply(TakeGold(player=0))
     assert game.undo() == TakeGold(player=0) and game.state.players[0].gold == 0
-    game.apply(LoadCannons(player=0))
+    assert game.apply(LoadCannons(player=0)).players[0].cannons == 4
     state = game.apply(Correction(counts=Counts.of({"blue": 2, "black": 3})))
     assert state.phase_ap == 3 and state.reading_corrected_after_action
-    assert state.notes and "after 1 player(s)" in state.notes[0]
+    assert state.notes and "after 1 player turn(s)" in state.notes[0]
+    # The turn recorded on the wrong reading is scored again with the corrected counts.
+    assert state.players[0].cannons == 3
     assert state.tower[0] == 7 - 2 and state.tower[1] == 7 - 3
     assert game.apply(LoadCannons(player=1)).players[1].cannons == 3
 
@@ -117,7 +119,7 @@ def test_correcting_the_setup_drop_before_the_first_drop() -> None:
 
 def test_nothing_to_correct() -> None:
     game = Game.new(("a", "b"), box=TEST_BOX)
-    with pytest.raises(RuleError, match="no reading to correct"):
+    with pytest.raises(RuleError, match="no tray reading to correct"):
         game.apply(Correction(counts=Counts()))
 
 
@@ -316,7 +318,7 @@ def test_players_and_options_recorded_in_the_log() -> None:
     game = Game.new(("a", "b", "c"), box=TEST_BOX, options=options)
     data = json.loads(game.to_json())
     assert data["options"]["order_jump_once"] is False and data["players"] == ["a", "b", "c"]
-    assert data["box"]["test_box"] is True and data["version"] == 1
+    assert data["box"]["test_box"] is True and data["version"] == 2
     with pytest.raises(RuleError, match="2 to 4"):
         Game.new(("solo",))
 
