@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from companion.devices.health import Health, SourceHealth
 from companion.settings import GPIO_ENV, GpioBackend, GpioSettings
 
 GpioMode = Literal["real", "mock", "off"]
@@ -35,6 +36,10 @@ class GpioStatus:
     def on(self) -> bool:
         """True when buttons, LED ring and beam work (for real or with mock pins)."""
         return self.mode != "off"
+
+    def health(self) -> SourceHealth:
+        """This status as an input's health, for the status bar next to camera and sensor."""
+        return SourceHealth("gpio", Health.OK if self.on else Health.OFF, self.message)
 
 
 def pin_factory_for(backend: GpioBackend) -> tuple[Any | None, GpioStatus]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from pathlib import Path
 from types import TracebackType
 from typing import Self
 
@@ -177,3 +178,23 @@ def calibration_pictures(
         for i, colour in enumerate(COLOURS)
     }
     return empty, colours
+
+
+def write_calibration_pictures(
+    folder: Path, *, size: tuple[int, int] = (800, 600), setup_seed: int = 0
+) -> Path:
+    """Write `empty.png` and one PNG per colour as the simulated camera (`open_source("sim")`
+    with these settings) sees them, in the layout `companion calibrate DIR` reads; returns
+    `folder`. So the demo can be watched: calibrate from these, then watch `sim`."""
+    import cv2
+
+    folder.mkdir(parents=True, exist_ok=True)
+    camera = SimulatedCamera(SimulatedTower(), size=size, setup_seed=setup_seed)
+    try:
+        empty, colours = calibration_pictures(camera)
+    finally:
+        camera.close()
+    cv2.imwrite(str(folder / "empty.png"), empty)
+    for colour, picture in colours.items():
+        cv2.imwrite(str(folder / f"{colour.value}.png"), picture)
+    return folder

@@ -10,6 +10,7 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion.devices.gpio import TowerPanel, open_panel, pin_factory_for
+from companion.devices.health import Health
 from companion.settings import GpioSettings, Pins
 
 
@@ -89,6 +90,7 @@ def test_off_panel_carries_on() -> None:
     panel = open_panel(GpioSettings(backend="off"))
     assert not panel.status.on
     assert "on-screen" in panel.status.message
+    assert panel.status.health().state is Health.OFF
     panel.set_light(0.5)
     assert panel.light == 0.0
     assert panel.beam.breaks == 0

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import itertools
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from companion.core.cubes import Counts
+from companion.cli import main
+from companion.core.cubes import COLOURS, Counts
 from companion.devices.frames import CameraLost, FrameSource, SourceUnavailable, open_source
-from companion.devices.sim_camera import SimulatedCamera
+from companion.devices.sim_camera import SimulatedCamera, write_calibration_pictures
 from companion.devices.simtower import FaultKind, SimulatedTower, TowerModel
 from companion.settings import Settings
 
@@ -87,3 +89,12 @@ def test_fps_paces_frames() -> None:
         frames = [camera.read() for _ in range(5)]
     assert time.monotonic() - started >= 0.18
     assert frames[-1].timestamp - frames[0].timestamp >= 0.18
+
+
+def test_calibration_pictures_feed_companion_calibrate(tmp_path: Path) -> None:
+    folder = write_calibration_pictures(tmp_path / "cal", size=(640, 480), setup_seed=0)
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == sorted(["empty.png", *(f"{c.value}.png" for c in COLOURS)])
+    profile = tmp_path / "profile.json"
+    assert main(["calibrate", str(folder), "--out", str(profile)]) == 0
+    assert profile.stat().st_size > 0
