@@ -55,5 +55,12 @@ deploy-check: $(STAMP)
 bench: $(STAMP)
 	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
+# Every screen at the 7-inch size and a larger one, in English and German, into out/screenshots/.
+screenshots: $(STAMP)
+	for lang in en de; do for size in 800x480 1280x800; do \
+		$(PY) -m companion.ui.screenshot_all out/screenshots --lang $$lang --size $$size >/dev/null || exit 1; \
+	done; done
+	ls out/screenshots
+
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache hardware/stl hardware/previews out

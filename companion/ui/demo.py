@@ -68,8 +68,13 @@ def play_demo(
     size: tuple[int, int],
     language: str,
     out: TextIO,
+    through_widgets: bool = True,
 ) -> int:
-    """Play the seeded game through the UI; returns 0 when the app recorded all of it."""
+    """Play the seeded game; returns 0 when the app recorded all of it.
+
+    `through_widgets` taps every event in (about 2-3 minutes offscreen); otherwise the events go
+    straight to the controller and only the screens are drawn (seconds: for screenshots).
+    """
     from companion.ui import harness
     from companion.ui.app import CompanionApp
     from companion.ui.autoplay import enter
@@ -92,7 +97,13 @@ def play_demo(
     for number, event in enumerate(script.events, start=1):
         camera.before(event, number)
         tour.before(event, number)
-        enter(app, event)
+        if through_widgets:
+            enter(app, event)
+        elif not controller.apply(event):
+            print(f"the app refused event {number}: {controller.message}", file=out)
+            return 1
+        else:
+            harness.frames(1)
         state = controller.state
         assert state is not None
         prefix = f"[round {state.round}]"

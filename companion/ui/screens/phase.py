@@ -100,7 +100,7 @@ class TurnPanel(BoxLayout):  # type: ignore[misc]
             button = ColourButton(
                 colour=choice.colour.value,
                 text=trf(
-                    "{code} {action} · {ap} AP", code=choice.colour.code, action=name, ap=choice.ap
+                    "{code} {action}\n{ap} AP", code=choice.colour.code, action=name, ap=choice.ap
                 ),
                 payload=choice,
             )

@@ -24,17 +24,17 @@ load_kv(__file__)
 _CATEGORY_NAMES: dict[Category, str] = {
     Category.DISCOVERY: N_("Discoveries"),
     Category.TILES: N_("Tiles"),
-    Category.COMPLETION: N_("Completing islands"),
-    Category.COMPLETION_POSTS: N_("Posts on completed islands"),
-    Category.GOLD_OVERFLOW: N_("Gold over 12"),
+    Category.COMPLETION: N_("Completions"),
+    Category.COMPLETION_POSTS: N_("Island posts"),
+    Category.GOLD_OVERFLOW: N_("Gold > 12"),
     Category.VP_TOKEN: N_("VP token"),
     Category.PIRATES: N_("Pirates"),
-    Category.FINAL_GOLD_OVERFLOW: N_("Final: gold over 12"),
-    Category.FINAL_GOLD: N_("Final: gold"),
-    Category.FINAL_GOODS: N_("Final: goods"),
-    Category.FINAL_PROGRESS_TOKENS: N_("Final: progress tokens"),
-    Category.FINAL_PROGRESS_TRACK: N_("Final: progress track"),
-    Category.FINAL_SPECIAL_TRACK: N_("Final: special track"),
+    Category.FINAL_GOLD_OVERFLOW: N_("End: gold > 12"),
+    Category.FINAL_GOLD: N_("End: gold"),
+    Category.FINAL_GOODS: N_("End: goods"),
+    Category.FINAL_PROGRESS_TOKENS: N_("End: tokens"),
+    Category.FINAL_PROGRESS_TRACK: N_("End: progress"),
+    Category.FINAL_SPECIAL_TRACK: N_("End: special"),
 }
 
 FINAL_STEPS: tuple[tuple[Category, ...], ...] = (
@@ -77,6 +77,8 @@ class ScoresScreen(BaseScreen):
         shown_final = {c for step in FINAL_STEPS[: self.final_step] for c in step}
         board = scores(state)
         table.cols = 1 + len(board)
+        # Category names need more room than the numbers.
+        table.cols_minimum = {0: table.width * 0.36}
         self._cell(tr("VP"), theme.muted, bold=True)
         for score in board:
             self._cell(score.name, theme.text, bold=True)

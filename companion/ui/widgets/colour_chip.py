@@ -46,8 +46,9 @@ class ColourChip(Label):  # type: ignore[misc]
         self.color = (*ink[:3], alpha)
         self.canvas.before.clear()
         radius = min(self.width, self.height) * 0.18
-        icon_r = (self.icon_size or min(self.height * 0.5, self.width * 0.2)) / 2
-        cx = self.x + icon_r * 1.6
+        # The icon stays small beside the text: it is a cue, the code and count are the message.
+        icon_r = (self.icon_size or min(self.height * 0.42, self.width * 0.13, 40)) / 2
+        cx = self.x + icon_r + max(4.0, self.width * 0.04)
         cy = self.center_y
         points = palette.outline_points(palette.shape(colour), cx, cy, icon_r)
         vertices: list[float] = [cx, cy, 0, 0]
@@ -63,4 +64,4 @@ class ColourChip(Label):  # type: ignore[misc]
             Color(*ink[:3], alpha)
             Mesh(vertices=vertices, indices=list(range(len(vertices) // 4)), mode="triangle_fan")
         # Leave room for the icon on the left of the text.
-        self.padding = [icon_r * 3.2, 0, icon_r * 0.6, 0]
+        self.padding = [cx - self.x + icon_r + 2, 0, 2, 0]
