@@ -453,7 +453,7 @@ def advance_order(d: Draft, event: AdvanceOrder, ap: int) -> int:
             index,
             track=leader.track,
             stamp=top,
-            track_colour=leader.track_colour,
+            track_colour=tracks.space_colour(d.base, leader),
             special_vp=max(d.players[index].special_vp, leader.special_vp),
         )
         return 0

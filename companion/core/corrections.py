@@ -127,26 +127,28 @@ def correct(
                 f"{error.rule}: {error.detail}",
             ) from None
     last = states[-1]
-    turns = _turns_after(events, target)
+    acted, later = _turns_after(events, target)
     notes = last.notes
     flag = last.reading_corrected_after_action and (state.round, state.phase) == (
         last.round,
         last.phase,
     )
-    if turns:
+    if acted or later:
         before = states[target]
+        told = [f"{acted} player turn(s) had acted on it"] if acted else []
+        told += [f"{later} player turn(s) recorded after it"] if later else []
         notes = (
             *notes,
             f"event {target + 1} ({reading.kind}, round {before.round} {before.colour.value}) "
-            f"corrected from {old} to {correction.counts} after {turns} player turn(s) were "
-            "recorded on it: they are scored with the corrected counts",
+            f"corrected from {old} to {correction.counts}; {' and '.join(told)}: "
+            "checked and scored again with the corrected counts",
         )
         current_phase = (
             isinstance(reading, Drop)
             and state.stage is Stage.TURNS
             and (state.round, state.phase) == (before.round, before.phase)
         )
-        flag = flag or current_phase
+        flag = flag or (acted > 0 and current_phase)
     return evolve(
         state,
         {
@@ -157,12 +159,16 @@ def correct(
     )
 
 
-def _turns_after(events: Sequence[Event], target: int) -> int:
-    """Player turns recorded after the reading at `target` and before the next drop."""
-    turns = 0
+def _turns_after(events: Sequence[Event], target: int) -> tuple[int, int]:
+    """Player turns after the reading at `target`: (in its phase, when a drop; in later phases)."""
+    acted = later = 0
+    in_phase = isinstance(events[target], Drop)
     for event in events[target + 1 :]:
         if isinstance(event, Drop | SetupDrop):
-            break
-        if isinstance(event, TurnEvent):
-            turns += 1
-    return turns
+            in_phase = False
+        elif isinstance(event, TurnEvent):
+            if in_phase:
+                acted += 1
+            else:
+                later += 1
+    return acted, later

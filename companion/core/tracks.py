@@ -54,10 +54,14 @@ def track_move(steps: int | None, ap: int, position: int, end: int, what: str) -
     return moved, position + moved == end and ap > moved
 
 
+def _shown(value: object) -> object:
+    return value.value if isinstance(value, Colour) else value
+
+
 def _check_readings(rule: str, field: str, readings: Sequence[tuple[str, object, object]]) -> None:
     """Refuse sheet readings that differ from what the box data's layout gives."""
     differ = [
-        f"{name} read {given!r}, the box data gives {wanted!r}"
+        f"{name} read {_shown(given)}, the box data gives {_shown(wanted)}"
         for name, given, wanted in readings
         if given is not None and given != wanted
     ]

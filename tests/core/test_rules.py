@@ -93,7 +93,7 @@ def test_undo_stops_at_a_drop_and_a_correction_fixes_the_reading() -> None:
     assert game.apply(LoadCannons(player=0)).players[0].cannons == 4
     state = game.apply(Correction(counts=Counts.of({"blue": 2, "black": 3})))
     assert state.phase_ap == 3 and state.reading_corrected_after_action
-    assert state.notes and "after 1 player turn(s)" in state.notes[0]
+    assert state.notes and "1 player turn(s) had acted on it" in state.notes[0]
     # The turn recorded on the wrong reading is scored again with the corrected counts.
     assert state.players[0].cannons == 3
     assert state.tower[0] == 7 - 2 and state.tower[1] == 7 - 3
