@@ -37,14 +37,14 @@ def small(scene: TrayScene) -> TrayScene:
 def test_same_seed_same_picture_and_truth() -> None:
     scene = TrayScene.random(41, "clustered")
     assert TrayScene.random(41, "clustered") == scene
-    first = render(scene, jpeg=True)
+    first = render(small(scene), jpeg=True)
     backdrop_for.cache_clear()
     cube_layout.cache_clear()
-    again = render(TrayScene.random(41, "clustered"), jpeg=True)
+    again = render(small(TrayScene.random(41, "clustered")), jpeg=True)
     assert first.jpeg == again.jpeg
     assert np.array_equal(first.image, again.image)
     assert first.cubes == again.cubes
-    other = render(TrayScene.random(42, "clustered"))
+    other = render(small(TrayScene.random(42, "clustered")))
     assert not np.array_equal(first.image, other.image)
 
 
@@ -66,9 +66,9 @@ def test_truth_counts_equal_requested_counts(counts: Counts) -> None:
         assert sum(1 for c in shot.cubes if c.colour is colour) == counts[colour]
 
 
-@pytest.mark.parametrize("seed", [3, 11, 29])
+@pytest.mark.parametrize("seed", [3, 11])
 def test_every_cube_lies_inside_the_tray_quadrilateral(seed: int) -> None:
-    scene = TrayScene.random(seed, "tilted", counts=Counts.full())
+    scene = small(TrayScene.random(seed, "tilted", counts=Counts.full()))
     shot = render(scene)
     backdrop = backdrop_for(scene.setup)
     floor_quad = np.array(shot.tray_corners, dtype=np.float32)
@@ -119,7 +119,7 @@ def test_jpeg_bytes_decode_to_the_image() -> None:
 
 
 def test_calibration_set_shares_one_set_up_and_one_colour_per_picture(tmp_path: Path) -> None:
-    cal = calibration_set(8, "warm", tests=2)
+    cal = calibration_set(8, "warm", tests=2, image_size=SMALL)
     pictures = cal.calibration_pictures()
     assert list(pictures) == ["empty", *[c.value for c in COLOURS]]
     assert pictures["empty"].counts == Counts()

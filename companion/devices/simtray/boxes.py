@@ -116,12 +116,9 @@ def _raster_box(backdrop: Backdrop, box: Box, index: int, zbuf: FloatArray, ids:
             mask = np.zeros((y1 - y0, x1 - x0), dtype=np.uint8)
             fixed = np.round((pts - [x0, y0]) * 16.0).astype(np.int32)
             cv2.fillConvexPoly(mask, fixed, 1, cv2.LINE_8, 4)
-            # 1/depth is affine in pixel coordinates over a plane.
-            n_cam = cam.rotation @ normal
+            # Depth of the face's plane along each pixel's own ray (exact with lens distortion).
             denom = float(np.dot(normal, face_centre) - np.dot(normal, cam.centre))
-            us = (np.arange(x0, x1) - cam.cx) / cam.focal_px
-            vs = (np.arange(y0, y1) - cam.cy) / cam.focal_px
-            inv = (n_cam[0] * us[None, :] + n_cam[1] * vs[:, None] + n_cam[2]) / denom
+            inv = (backdrop.rays[y0:y1, x0:x1] @ normal.astype(np.float32)) / np.float32(denom)
             depth = np.where(inv > 1e-9, 1.0 / np.maximum(inv, 1e-9), np.inf).astype(np.float32)
             zone = zbuf[y0:y1, x0:x1]
             take = (mask > 0) & (depth < zone - 1e-3)

@@ -20,8 +20,9 @@ F64Array = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, eq=False)
 class PinholeCamera:
-    """Intrinsics (focal length and principal point, pixels) and pose (rotation world->camera
-    as rows, centre in world mm) of an ideal camera of `width` x `height` pixels."""
+    """Intrinsics (focal length and principal point, pixels; radial lens distortion `k1`,
+    negative for the barrel distortion of webcam lenses) and pose (rotation world->camera as
+    rows, centre in world mm) of a camera of `width` x `height` pixels."""
 
     width: int
     height: int
@@ -30,6 +31,7 @@ class PinholeCamera:
     cy: float
     rotation: F64Array
     centre: F64Array
+    k1: float = 0.0
 
     def project(self, points: npt.ArrayLike) -> tuple[F64Array, F64Array]:
         """Pixel coordinates (N x 2) and camera depth in mm (N) of world points (N x 3)."""
@@ -37,12 +39,11 @@ class PinholeCamera:
         cam = (p - self.centre) @ self.rotation.T
         depth = cam[:, 2]
         safe = np.where(np.abs(depth) < 1e-9, 1e-9, depth)
+        xn = cam[:, 0] / safe
+        yn = cam[:, 1] / safe
+        bend = 1.0 + self.k1 * (xn * xn + yn * yn)
         uv = np.stack(
-            [
-                self.focal_px * cam[:, 0] / safe + self.cx,
-                self.focal_px * cam[:, 1] / safe + self.cy,
-            ],
-            axis=1,
+            [self.focal_px * xn * bend + self.cx, self.focal_px * yn * bend + self.cy], axis=1
         )
         return uv, depth
 
@@ -52,7 +53,12 @@ class PinholeCamera:
         us = (np.arange(self.width, dtype=np.float64) - self.cx) / self.focal_px
         vs = (np.arange(self.height, dtype=np.float64) - self.cy) / self.focal_px
         u, v = np.meshgrid(us, vs)
-        cam = np.stack([u, v, np.ones_like(u)], axis=-1)
+        # Undo the lens distortion: fixed-point iteration converges fast for |k1| < 0.2.
+        xn, yn = u.copy(), v.copy()
+        for _ in range(6):
+            bend = 1.0 + self.k1 * (xn * xn + yn * yn)
+            xn, yn = u / bend, v / bend
+        cam = np.stack([xn, yn, np.ones_like(u)], axis=-1)
         return (cam @ self.rotation).astype(np.float32)
 
 
@@ -87,4 +93,4 @@ def camera_for(
     limit_x = (width / 2.0) * (1.0 - 2.0 * margin)
     limit_y = (height / 2.0) * (1.0 - 2.0 * margin)
     focal = min(focal, limit_x / max(need_x, 1e-6), limit_y / max(need_y, 1e-6))
-    return PinholeCamera(width, height, focal, cx, cy, rotation, centre)
+    return PinholeCamera(width, height, focal, cx, cy, rotation, centre, pose.distortion_k1)

@@ -55,7 +55,8 @@ class CameraPose:
     The camera looks at (target_x_mm, target_y_mm) on the floor from `height_mm` above it,
     displaced `tilt_deg` off vertical towards `tilt_azimuth_deg` (0 = +x, the picture's right);
     `yaw_deg` turns the picture about the optical axis; `hfov_deg` is the horizontal field of
-    view (widened if the whole tray would not fit in the picture).
+    view (widened if the whole tray would not fit in the picture); `distortion_k1` is the
+    lens's radial distortion (0 none, about -0.08 a cheap webcam's barrel).
     """
 
     height_mm: float
@@ -65,6 +66,7 @@ class CameraPose:
     hfov_deg: float
     target_x_mm: float = 0.0
     target_y_mm: float = 0.0
+    distortion_k1: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,7 @@ class SetUp:
             hfov_deg=float(rng.uniform(50.0, 72.0)),
             target_x_mm=float(rng.normal(0.0, 6.0)),
             target_y_mm=float(rng.normal(0.0, 6.0)),
+            distortion_k1=float(rng.uniform(-0.08, 0.0)),
         )
         kelvin_range = {
             "warm": (2700.0, 3200.0),
