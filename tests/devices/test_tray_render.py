@@ -170,6 +170,8 @@ def test_special_pictures() -> None:
     assert changed.mean() > 0.03, "the hand should cover a good part of the picture"
     other = render(small(TrayScene.random(2, "no-tray")))
     assert not other.has_tray and other.counts == Counts()
+    elsewhere = TrayScene.random(3, "no-tray", setup=SetUp.random(2))
+    assert not elsewhere.setup.has_tray
     dark = render(small(TrayScene.random(2, "dark")))
     assert dark.image.mean() < 30 < plain.image.mean()
 

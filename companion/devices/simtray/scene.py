@@ -313,6 +313,9 @@ class TrayScene:
         rng = np.random.default_rng([seed, 5])
         if setup is None:
             setup = SetUp.random(seed, condition)
+        elif condition == "no-tray" and setup.has_tray:
+            # Something else in front of the same camera, under the same light.
+            setup = replace(setup, has_tray=False)
         if counts is None:
             counts = random_counts(rng, condition)
         hand = HandPose.random(seed) if condition == "hand" else None

@@ -214,9 +214,9 @@ def drop_frames(
         cubes, moving, subs = _cubes_at(final, t, arrive, travel, start_xy, spin_axes, spins)
         steps = []
         if any(moving):
-            for k in (1, 2):
+            for k in (1, 2, 3):
                 step, _, _ = _cubes_at(
-                    final, t - shutter * k / 2, arrive, travel, start_xy, spin_axes, spins
+                    final, t - shutter * k / 3, arrive, travel, start_xy, spin_axes, spins
                 )
                 # Cubes not yet arrived at the earlier instant stay where they are now.
                 steps.append(step if len(step) == len(cubes) else cubes)

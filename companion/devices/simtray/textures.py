@@ -203,8 +203,9 @@ def table_texture(table: TableLook, extent_mm: tuple[float, float, float, float]
         shade = 1.0 + 0.06 * mottle + 0.08 * fine
         albedo = colours[0][None, None, :] * shade[..., None]
     else:
-        f1 = np.clip(0.5 + 0.35 * smooth_noise(rng, shape, 40.0 * px_per_mm, 4), 0.0, 1.0)
-        f2 = np.clip(0.5 + 0.35 * smooth_noise(rng, shape, 15.0 * px_per_mm, 3), 0.0, 1.0)
+        # A patterned tablecloth or a busy desk: soft blotches, not a hard camouflage.
+        f1 = np.clip(0.5 + 0.25 * smooth_noise(rng, shape, 40.0 * px_per_mm, 4), 0.0, 1.0)
+        f2 = np.clip(0.3 + 0.2 * smooth_noise(rng, shape, 15.0 * px_per_mm, 3), 0.0, 1.0)
         albedo = _mix(colours[0], colours[1], f1) * (1 - f2[..., None]) + colours[2] * f2[..., None]
     return Texture(np.clip(albedo, 0.0, 1.0).astype(np.float32), x0, y0, px_per_mm)
 
