@@ -91,6 +91,7 @@ class Backdrop:
     gain: FloatArray
     vignette: FloatArray
     tray_corners: F64Array
+    bounce: FloatArray
 
 
 def tray_points(tray: TrayLook) -> F64Array:
@@ -203,6 +204,9 @@ def build_backdrop(setup: SetUp) -> Backdrop:
     vignette = _vignette(width, height, setup.vignetting)
     gain = _camera_gain(setup, light, lamp_img + fill_img, vignette)
     corners_uv, _ = camera.project(floor_corners(tray))
+    # Mean radiance of the ground the cubes stand on: what it bounces onto their sides.
+    ground = surface == (FLOOR if setup.has_tray else TABLE)
+    bounce = (lamp[ground] + fill[ground]).mean(axis=0) if ground.any() else np.zeros(3)
     return Backdrop(
         setup=setup,
         camera=camera,
@@ -216,6 +220,7 @@ def build_backdrop(setup: SetUp) -> Backdrop:
         gain=gain,
         vignette=vignette,
         tray_corners=corners_uv,
+        bounce=np.asarray(bounce, dtype=np.float32),
     )
 
 

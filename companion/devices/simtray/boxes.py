@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.devices.simtray.backdrop import FLOOR, TABLE, Backdrop, rim_visibility
+from companion.devices.simtray.backdrop import Backdrop, rim_visibility
 from companion.devices.simtray.camera import PinholeCamera
 
 FloatArray = npt.NDArray[np.float32]
@@ -82,8 +82,10 @@ def draw_boxes(backdrop: Backdrop, boxes: list[Box]) -> BoxLayer:
     if not boxes:
         return BoxLayer(radiance, ids - 1, np.zeros(0, dtype=np.int32))
     zbuf = backdrop.depth.copy()
+    # Project every corner of every box in one go.
+    uv_all, _ = backdrop.camera.project(np.vstack([b.corners() for b in boxes]))
     for index, box in enumerate(boxes):
-        _raster_box(backdrop, box, index, zbuf, ids)
+        _raster_box(backdrop, box, uv_all[index * 8 : index * 8 + 8], index, zbuf, ids)
     flat = ids.reshape(-1)
     sel = np.flatnonzero(flat)
     if sel.size:
@@ -95,11 +97,13 @@ def draw_boxes(backdrop: Backdrop, boxes: list[Box]) -> BoxLayer:
     return BoxLayer(radiance, owner, visible)
 
 
-def _raster_box(backdrop: Backdrop, box: Box, index: int, zbuf: FloatArray, ids: IntArray) -> None:
+def _raster_box(
+    backdrop: Backdrop, box: Box, uv: F64Array, index: int, zbuf: FloatArray, ids: IntArray
+) -> None:
+    """Draw the faces of `box` (corners projected at `uv`, 8 x 2 px) that face the camera
+    into the depth buffer `zbuf` and the face-id buffer `ids`, nearer surfaces winning."""
     cam = backdrop.camera
     height, width = zbuf.shape
-    corners = box.corners()
-    uv, _ = cam.project(corners)
     for k in range(3):
         for s in (1, -1):
             normal = box.rotation[:, k] * s
@@ -165,7 +169,6 @@ def _shade(
     to_light, falloff = light.towards(points)
     lambert = np.clip(np.einsum("ij,ij->i", normal, to_light), 0.0, None)
     vis = np.ones(sel.size, dtype=np.float32)
-    surface = backdrop.surface.reshape(-1)
     if backdrop.setup.has_tray:
         vis = rim_visibility(backdrop.setup.tray, points, to_light, light)
     vis *= _box_shadows(boxes, box_of, points, to_light, lambert > 0)
@@ -178,16 +181,7 @@ def _shade(
     sky = (0.78 + 0.22 * normal[:, 2]) * occlusion
     # Light bounced off the floor reaches the sides and is tinted by the floor's print.
     under = np.clip(-normal[:, 2] * 0.5 + 0.5 * (1.0 - np.abs(normal[:, 2])), 0.0, 1.0)
-    floor_kind = FLOOR if backdrop.setup.has_tray else TABLE
-    floor_px = surface == floor_kind
-    bounce = (
-        (
-            backdrop.lamp.reshape(-1, 3)[floor_px].mean(axis=0)
-            + backdrop.fill.reshape(-1, 3)[floor_px].mean(axis=0)
-        )
-        if floor_px.any()
-        else np.zeros(3, dtype=np.float32)
-    )
+    bounce = backdrop.bounce
     irradiance = (
         light.fill[None, :] * sky[:, None]
         + light.colour[None, :] * (lambert * falloff * vis)[:, None]
