@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.devices.simtray.backdrop import Backdrop, rim_visibility
+from companion.devices.simtray.backdrop import FLOOR, TABLE, Backdrop, rim_visibility
 from companion.devices.simtray.camera import PinholeCamera
 
 FloatArray = npt.NDArray[np.float32]
@@ -76,7 +76,7 @@ def draw_boxes(backdrop: Backdrop, boxes: list[Box]) -> BoxLayer:
     if boxes:
         shadow, contact = _floor_shadows(backdrop, boxes)
         lamp = lamp * (1.0 - shadow)[..., None]
-        fill = fill * (1.0 - contact)[..., None]
+        fill = fill * (1.0 - contact)[..., None] + _bleed(backdrop, boxes)
     radiance = (lamp + fill).astype(np.float32)
     ids = np.zeros((height, width), dtype=np.int32)
     if not boxes:
@@ -324,6 +324,30 @@ def _floor_shadows(backdrop: Backdrop, boxes: list[Box]) -> tuple[FloatArray, Fl
     )
     contact = np.asarray(cv2.GaussianBlur(contact, (0, 0), max(1.0, 1.6 * mm_px)), np.float32)
     return np.clip(shadow, 0.0, 1.0), np.clip(contact * 0.6, 0.0, 0.6)
+
+
+def _bleed(backdrop: Backdrop, boxes: list[Box]) -> FloatArray:
+    """Light the boxes' lit sides throw onto the ground around them, tinted by their paint
+    (H x W x 3 radiance): a white cube brightens the floor beside it, a red one reddens it.
+    Worked out at a quarter of the resolution, as it is smooth."""
+    cam = backdrop.camera
+    height, width = backdrop.depth.shape
+    q = 4
+    small = np.zeros((height // q + 1, width // q + 1, 3), dtype=np.float32)
+    for box in boxes:
+        uv, _ = cam.project(box.corners())
+        hull = cv2.convexHull((uv / q * 16.0).astype(np.int32))
+        colour = tuple(float(c) for c in box.albedo)
+        cv2.fillConvexPoly(small, hull, colour, cv2.LINE_8, 4)
+    mm_px = cam.focal_px / max(float(cam.centre[2]), 1.0)
+    size_px = mm_px * 2.0 * float(np.mean([b.half.mean() for b in boxes]))
+    small = cv2.GaussianBlur(small, (0, 0), max(0.8, 0.8 * size_px / q))
+    spread = cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
+    ground = (backdrop.surface == (FLOOR if backdrop.setup.has_tray else TABLE))[..., None]
+    light = backdrop.light
+    on_sides = 0.5 * light.colour + light.fill
+    bleed = backdrop.albedo * spread * (0.3 * on_sides)[None, None, :] * ground
+    return np.asarray(bleed, dtype=np.float32)
 
 
 def _cast(

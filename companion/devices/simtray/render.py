@@ -13,7 +13,7 @@ from companion.core.cubes import Colour, Counts
 from companion.devices.simtray.backdrop import Backdrop, backdrop_for
 from companion.devices.simtray.boxes import Box, draw_boxes
 from companion.devices.simtray.colour import PAINT_GLOSS, paint_albedo, srgb_to_linear
-from companion.devices.simtray.hand import draw_hand
+from companion.devices.simtray.hand import draw_hand, hand_mask
 from companion.devices.simtray.layout import PlacedCube, arrange, rot_z
 from companion.devices.simtray.scene import TrayScene
 from companion.devices.simtray.sensor import develop, from_jpeg, to_jpeg
@@ -127,14 +127,24 @@ def render_cubes(
             )
         radiance = radiance / np.float32(len(substeps) + 1)
     hand = False
+    visible_px = layer.visible_px
     if scene.hand is not None:
         radiance = draw_hand(backdrop, radiance, scene.hand)
         hand = True
+        # What the hand covers, the camera does not see.
+        width, height = scene.setup.image_size
+        covered = hand_mask(width, height, scene.hand) > 0.5
+        hidden = layer.owner[covered]
+        hidden = hidden[hidden >= 0]
+        if hidden.size:
+            visible_px = visible_px - np.bincount(hidden, minlength=visible_px.size).astype(
+                np.int32
+            )
     rng = np.random.default_rng([scene.seed, 8, frame])
     image = develop(radiance, backdrop.gain, backdrop.vignette, scene.capture, rng)
     data = to_jpeg(image, scene.capture.jpeg_quality)
     decoded = from_jpeg(data)
-    truth = _truth(backdrop, cubes, boxes, layer.visible_px, moving)
+    truth = _truth(backdrop, cubes, boxes, visible_px, moving)
     counts = Counts.of({c: sum(1 for t in truth if t.colour == c) for c in Colour})
     corners = tuple((float(x), float(y)) for x, y in backdrop.tray_corners)
     return RenderedTray(
