@@ -165,7 +165,8 @@ class Timing:
     """No cube at all this long after the drop began: nothing came out (as far as the sensor
     can tell)."""
     camera_wait_s: float = 8.0
-    """No settled camera reading this long after the drop began: go on without the camera."""
+    """No settled camera reading this long after the drop began (or after the last cube the
+    sensor counted, if later): go on without the camera."""
     tick_s: float = 0.02
     """How often deadlines are checked."""
 
@@ -192,6 +193,7 @@ class _Window:
     baseline: _Totals | None
     tray_before: Counts | None = None
     camera: TrayReading | None = None
+    camera_at: float = 0.0
     last_cube: float | None = None
     sensor_confidence: float = 1.0
     sensor_reasons: tuple[str, ...] = ()
@@ -382,6 +384,7 @@ class ReadingService:
         if window is not None and window.kind == "drop":
             if at >= window.started:
                 window.camera = reading
+                window.camera_at = at
             return
         tray = window.tray_before if window is not None else self._tray
         if tray is None:
@@ -407,6 +410,7 @@ class ReadingService:
             window = _Window(self._drops, "stray", at, None, baseline, tray_before=tray)
             self._current = window
         window.camera = as_strays
+        window.camera_at = at
 
     def _sensor(self, update: _Totals, at: float) -> None:
         previous, self._totals = self._totals, update
@@ -432,26 +436,39 @@ class ReadingService:
         if window is None:
             return
         timing = self.timing
-        camera_done = window.camera is not None or not self._usable("camera")
+        fresh = window.camera is not None and (
+            window.last_cube is None or window.camera_at >= window.last_cube
+        )
+        camera_done = fresh or not self._usable("camera")
         if self._usable("sensor") and window.baseline is not None:
             quiet_since = window.last_cube if window.last_cube is not None else window.started
             needed = timing.sensor_quiet_s if window.last_cube is not None else timing.nothing_out_s
             sensor_done = now - quiet_since >= needed
         else:
             sensor_done = True
-        if (camera_done and sensor_done) or now - window.started >= timing.camera_wait_s:
+        # The camera needs its time after the last cube has landed, not after the drop began.
+        waited = now - max(window.started, window.last_cube or window.started)
+        if (camera_done and sensor_done) or waited >= timing.camera_wait_s:
             self._finish(window, now)
 
     def _finish(self, window: _Window, now: float) -> None:
         self._current = None
         notes: list[str] = []
+        if (
+            window.camera is not None
+            and window.last_cube is not None
+            and window.camera_at < window.last_cube
+        ):
+            # Settled before the last cube fell: a picture of a tray still filling up.
+            window.camera = None
+            notes.append("the camera's last settled picture was taken before the last cube fell")
         health = self.health()
         if window.camera is None:
             camera = health["camera"]
             if not camera.usable:
                 notes.append(f"camera: {camera.message}")
             elif window.kind == "drop":
-                notes.append(f"the camera gave no settled picture in {now - window.started:.0f} s")
+                notes.append("the camera gave no settled picture of the drop in time")
         sensor: SensorCount | None = None
         if health["sensor"].usable and window.baseline is not None and self._totals is not None:
             share = _difference(self._totals.totals, window.baseline.totals)

@@ -73,7 +73,8 @@ class SimulatedCamera:
         self._lock = threading.Lock()
         self._scene = self._scene_for(self.tower.tray, 0)
         self._rolling: list[RenderedTray] = []
-        self._new_landing: TrayScene | None = None
+        # Landings waiting to be seen: (monotonic s when the last cube reaches the tray, scene).
+        self._landings: list[tuple[float, TrayScene]] = []
         self._lost: str | None = None
         self._closed = False
         self._index = 0
@@ -105,8 +106,11 @@ class SimulatedCamera:
                     )
                 return
             assert isinstance(event, Landing)
-            # The tray after this landing, laid out afresh: a new seed per landing.
-            self._new_landing = self._scene_for(self.tower.tray, event.number)
+            # The tray after this landing, laid out afresh (a new seed per landing), seen once the
+            # last cube has left the tower: the chute sensor counts cubes before they land.
+            last = event.exits[-1].at_s if event.exits else 0.0
+            due = time.monotonic() + last
+            self._landings.append((due, self._scene_for(self.tower.tray, event.number)))
 
     def _demo_step(self) -> None:
         tower = self.tower
@@ -128,7 +132,9 @@ class SimulatedCamera:
                 raise CameraLost("the simulated camera is closed; open the source again")
             if self._lost is not None:
                 raise CameraLost(self._lost)
-            landing, self._new_landing = self._new_landing, None
+            landing: TrayScene | None = None
+            while self._landings and self._landings[0][0] <= time.monotonic():
+                landing = self._landings.pop(0)[1]
             if landing is not None:
                 self._scene = landing
                 self._rolling = drop_frames(

@@ -78,6 +78,8 @@ class TableReport:
 
     game: Game
     readings: list[DropReading] = field(default_factory=list)
+    tower_drops: dict[int, int] = field(default_factory=dict)
+    """The tower's drop number (1 = set-up drop) for each of the service's drop numbers."""
     accepted: int = 0
     """Readings the app took without asking anybody."""
     confirmed: int = 0
@@ -270,7 +272,8 @@ class SimulatedTable:
                 # Nothing to drop, so nothing can fall: the phase is skipped without a reading.
                 counts = self.tower.drop(cubes).landed
             else:
-                self.service.expect_drop(could_come_out(state))
+                number = self.service.expect_drop(could_come_out(state))
+                report.tower_drops[number] = self.tower.drops + 1
                 dropped_at = time.monotonic()
                 landing = self.tower.drop(cubes)
                 reading = self._next_reading("drop", self.reading_timeout_s)

@@ -288,3 +288,16 @@ def test_sensor_doubts_during_the_drop_reach_the_person() -> None:
     assert verdict.outcome is Outcome.CONFIRM
     assert "the sensor restarted during this drop" in verdict.reasons
     assert not any("still be falling" in r for r in verdict.reasons)
+
+
+def test_camera_picture_from_before_the_last_cube_is_not_used() -> None:
+    svc, got = service()
+    with svc:
+        svc.sensor_totals(Counts())
+        started = time.monotonic()
+        svc.expect_drop()
+        svc.camera_reading(seen(Counts(blue=2)), at=started + 0.01)
+        svc.sensor_totals(FOUR_BLUE, last_cube_at=started + 0.02)
+        verdict = got.next()
+    assert (verdict.source, verdict.counts, verdict.camera) == ("sensor", FOUR_BLUE, None)
+    assert any("before the last cube fell" in r for r in verdict.reasons)

@@ -37,7 +37,9 @@ def test_open_source_sim_shows_the_given_tower() -> None:
 
 
 def test_cubes_roll_in_then_lie_still() -> None:
-    tower = SimulatedTower(seed=1, model=TowerModel(stick=0))
+    # Every cube leaves at once, so the camera sees them land straight away.
+    model = TowerModel(stick=0, first_exit_s=0, gap_s=(0, 0))
+    tower = SimulatedTower(seed=1, model=model)
     with SimulatedCamera(tower, size=SIZE, rolling_frames=6) as camera:
         empty = camera.read().image
         tower.drop(Counts(red=4, white=3))
@@ -47,6 +49,18 @@ def test_cubes_roll_in_then_lie_still() -> None:
     assert noise < 0.001
     assert change(empty, still[0]) > 0.01
     assert max(change(a, b) for a, b in itertools.pairwise(rolling)) > 0.002
+
+
+def test_cubes_are_seen_only_after_they_left_the_tower() -> None:
+    tower = SimulatedTower(seed=1, model=TowerModel(stick=0, first_exit_s=0.3))
+    with SimulatedCamera(tower, size=SIZE, rolling_frames=2) as camera:
+        empty = camera.read().image
+        tower.drop(Counts(blue=5))
+        assert change(empty, camera.read().image) < 0.001
+        time.sleep(0.6)
+        camera.read()
+        camera.read()
+        assert change(empty, camera.read().image) > 0.005
 
 
 def test_camera_unplugged_by_a_fault_then_replugged() -> None:

@@ -53,7 +53,9 @@ def test_game_through_camera_and_sensor_loss_ends_as_the_clean_game() -> None:
     assert report.by_source.get("sensor", 0) > 0
     assert report.typed > 0
     assert any(r.kind == "stray" for r in report.readings)
-    during_camera_loss = [r for r in report.readings if r.kind == "drop" and 7 <= r.drop <= 9]
+    during_camera_loss = [
+        r for r in report.readings if r.kind == "drop" and 7 <= report.tower_drops[r.drop] <= 9
+    ]
     assert during_camera_loss and all(r.source == "sensor" for r in during_camera_loss)
     lost = {(h.source, h.state) for h in report.health}
     assert ("camera", Health.OFFLINE) in lost and ("sensor", Health.OFFLINE) in lost
