@@ -2,10 +2,13 @@
 
 Hardware comes in through tiny seams, so the same code runs on the RP2040 and on the unix port:
 - `sensor`: a TCS34725 (init, period_ms, full_scale, read_raw), OSError on bus faults;
+- `beam`: the break-beam receiver's pin, `value()` 0 while a cube is in the beam;
 - `led`: anything with `value(0|1)`;
 - `write`: a function taking one encoded line (bytes);
 - `store`: a CalStore (the calibration kept in flash);
-- beam edges arrive through `beam_edge(broken, t_ms)`, called from the pin interrupt.
+- the beam's falling edge (a cube arrives) calls `beam_broke(t_ms)` from the pin interrupt. The
+  edge is latched by the hardware, so even a cube too quick for the main loop is counted; the
+  end of a cube is the beam reading clear again in the main loop.
 Time is MicroPython's `time.ticks_ms()` clock, passed into `step(now)`.
 """
 
@@ -15,6 +18,7 @@ import cubeproto as P
 
 FW_VERSION = "0.1.0"
 HEARTBEAT_MS = 1000
+DEBOUNCE_MS = 3  # breaks closer than this are one cube (two cubes cannot pass that close)
 SENSOR_RETRY_MS = 1000
 FLASH_MS = 60  # the status LED blinks off this long for every cube counted
 
@@ -80,8 +84,9 @@ class StatusLed:
 class Chute:
     """Counts cubes per colour since boot and reports them in every frame it sends."""
 
-    def __init__(self, sensor, led, write, store, boot: str, now: int) -> None:
+    def __init__(self, sensor, beam, led, write, store, boot: str, now: int) -> None:
         self.sensor = sensor
+        self.beam = beam
         self.led = StatusLed(led)
         self.write = write
         self.store = store
@@ -93,7 +98,8 @@ class Chute:
         self.cal = store.load()
         self.synced = False
         self.last_reset_id = None
-        self.edges = []  # (broken, t_ms) appended by the pin interrupt
+        self.breaks = []  # t_ms of each falling edge, appended by the pin interrupt
+        self.last_break = None
         self.broken = False
         self.best = None  # the sample most unlike the empty chute during this break
         self.best_d = -1
@@ -143,9 +149,9 @@ class Chute:
 
     # ---- input ----
 
-    def beam_edge(self, broken: bool, t: int) -> None:
-        """Record one beam edge (True: a cube broke the beam). Safe to call from an interrupt."""
-        self.edges.append((broken, t))
+    def beam_broke(self, t: int) -> None:
+        """A cube broke the beam at `t` (ms). Safe to call from an interrupt."""
+        self.breaks.append(t)
 
     def on_line(self, line: bytes, now: int) -> None:
         """Act on one line from the host; a bad line is answered with ERR code=badline."""
@@ -196,10 +202,19 @@ class Chute:
     def step(self, now: int) -> None:
         """Sample the sensor, settle beam edges into counted cubes, send the heartbeat, drive
         the LED. Call it as often as possible (every millisecond or faster)."""
+        while self.breaks:
+            t = self.breaks.pop(0)
+            if self.last_break is not None and time.ticks_diff(t, self.last_break) < DEBOUNCE_MS:
+                continue  # the receiver's edge bounced: still the same cube
+            self.last_break = t
+            if self.broken:
+                self._cube_done(t)  # the next cube came before we saw the beam clear
+            self.broken = True
+            self.best = None
+            self.best_d = -1
         self._sample(now)
-        while self.edges:
-            broken, t = self.edges.pop(0)
-            self._edge(broken, t)
+        if self.broken and not self.breaks and self.beam.value() == 1:
+            self._cube_done(now)
         if time.ticks_diff(now, self.last_hb) >= HEARTBEAT_MS:
             self.heartbeat(now)
         if not self.sensor_ok:
@@ -236,8 +251,16 @@ class Chute:
         self.last_sample = now
         self.samples += 1
         f = P.features(rgbc, self.sensor.full_scale())
-        if not self.broken:
-            self.background = f
+        if self.beam.value() != 0:
+            if not self.broken:
+                self.background = f
+            return
+        if (
+            self.last_break is not None
+            and time.ticks_diff(now, self.last_break) < 2 * self.sensor.period_ms()
+        ):
+            # The chip reports its last *completed* integration: only one that began after the
+            # cube arrived shows the cube and nothing but the cube.
             return
         # While a cube breaks the beam the spot may catch its edge or the empty chute; the
         # sample furthest from the empty chute is the most cube there is.
@@ -245,20 +268,6 @@ class Chute:
         if d > self.best_d:
             self.best_d = d
             self.best = rgbc
-
-    def _edge(self, broken: bool, t: int) -> None:
-        if broken:
-            if self.broken:
-                # The clear edge between two breaks was missed: the first cube is complete.
-                self._cube_done(t)
-            self.broken = True
-            self.best = None
-            self.best_d = -1
-        elif self.broken:
-            self._cube_done(t)
-        else:
-            # Both edges of a very short break arrived after the beam was clear again.
-            self._cube_done(t)
 
     def _cube_done(self, t: int) -> None:
         self.broken = False

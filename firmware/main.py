@@ -30,13 +30,11 @@ def run() -> None:
     beam = Pin(BEAM_PIN, Pin.IN, Pin.PULL_UP)
     boot = "{:08x}".format(int.from_bytes(os.urandom(4), "big"))
     out = sys.stdout.buffer
-    logic = chute.Chute(sensor, led, out.write, chute.CalStore("cal.txt"), boot, time.ticks_ms())
-    # The soft interrupt reads the level; a pulse too short to see still leaves its edge behind,
-    # which Chute.beam_edge turns into a counted (colourless) cube.
-    beam.irq(
-        lambda pin: logic.beam_edge(pin.value() == 0, time.ticks_ms()),
-        Pin.IRQ_FALLING | Pin.IRQ_RISING,
-    )
+    store = chute.CalStore("cal.txt")
+    logic = chute.Chute(sensor, beam, led, out.write, store, boot, time.ticks_ms())
+    # Only the falling edge interrupts: it is latched even when the cube has already gone by the
+    # time the handler runs; the main loop sees the cube leave by reading the pin.
+    beam.irq(lambda pin: logic.beam_broke(time.ticks_ms()), Pin.IRQ_FALLING)
     link = hostlink.LineIn(sys.stdin.buffer)
     while True:
         now = time.ticks_ms()

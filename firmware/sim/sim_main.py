@@ -29,7 +29,7 @@ import hostlink
 import simhw
 import tcs34725
 
-DEFAULT_CUBE_MS = 10
+DEFAULT_CUBE_MS = 10  # a free-falling cube is in view 5 to 13 ms (hardware notes)
 
 
 class FaultyOut:
@@ -84,8 +84,8 @@ def main() -> None:
     link = hostlink.LineIn(sys.stdin.buffer)
 
     def boot(now: int):
-        logic = chute.Chute(tcs34725.TCS34725(bus), led, out.write, store, new_boot(), now)
-        beam.irq(lambda pin: logic.beam_edge(pin.value() == 0, time.ticks_ms()), 3)
+        logic = chute.Chute(tcs34725.TCS34725(bus), beam, led, out.write, store, new_boot(), now)
+        beam.irq(lambda pin: logic.beam_broke(time.ticks_ms()), 2)
         return logic
 
     logic = boot(time.ticks_ms())

@@ -34,10 +34,19 @@ class Scene:
         self.noise = 12345
 
     def add(self, start: int, duration: int, rgbc) -> None:
-        self.cubes.append((start, duration, rgbc))
+        self.cubes.append([start, duration, rgbc, False])  # False: its edge not yet signalled
+
+    def arrivals(self, t: int) -> int:
+        """How many cubes reached the beam by `t` since the last call (each counted once)."""
+        n = 0
+        for cube in self.cubes:
+            if not cube[3] and time.ticks_diff(t, cube[0]) >= 0:
+                cube[3] = True
+                n += 1
+        return n
 
     def _current(self, t: int):
-        for start, duration, rgbc in self.cubes:
+        for start, duration, rgbc, _ in self.cubes:
             if time.ticks_diff(t, start) >= 0 and time.ticks_diff(t, start) < duration:
                 return rgbc
         return None
@@ -136,24 +145,22 @@ class SimTCS34725Bus:
 
 
 class SimBeamPin:
-    """The break-beam receiver: reads 0 while a cube is in the beam; fires its IRQ on changes."""
+    """The break-beam receiver: reads 0 while a cube is in the beam; its falling-edge IRQ fires
+    once per cube, even for a cube that has already passed (the hardware latches edges)."""
 
     def __init__(self, scene) -> None:
         self.scene = scene
         self.handler = None
-        self.level = 1
 
     def value(self) -> int:
         return 0 if self.scene.broken(time.ticks_ms()) else 1
 
-    def irq(self, handler, trigger=3) -> None:
+    def irq(self, handler, trigger=2) -> None:
         self.handler = handler
 
     def poll(self) -> None:
-        """Fire the handler if the level changed since the last poll (the interrupt's job)."""
-        level = self.value()
-        if level != self.level:
-            self.level = level
+        """Run the handler for every cube that arrived since the last poll (the interrupt)."""
+        for _ in range(self.scene.arrivals(time.ticks_ms())):
             if self.handler is not None:
                 self.handler(self)
 

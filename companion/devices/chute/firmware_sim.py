@@ -53,11 +53,19 @@ class Step:
 
 
 def cube_steps(exits: Iterable[CubeExit], start_ms: int = 0, beam_ms: int = 10) -> list[Step]:
-    """Script steps for cubes leaving the tower, `start_ms` after SYNC plus each exit's time."""
-    return [
-        Step(start_ms + round(e.at_s * 1000), "cube", f"{COLOURS.index(e.colour)} {beam_ms}")
-        for e in exits
-    ]
+    """Script steps for cubes leaving the tower, `start_ms` after SYNC plus each exit's time.
+
+    Each cube breaks the beam for `beam_ms`, shortened when the next cube follows closer (two
+    cubes never share the beam; 2 ms of clear beam between them).
+    """
+    times = sorted((start_ms + round(e.at_s * 1000), COLOURS.index(e.colour)) for e in exits)
+    steps = []
+    for i, (at, colour) in enumerate(times):
+        duration = beam_ms
+        if i + 1 < len(times):
+            duration = max(1, min(beam_ms, times[i + 1][0] - at - 2))
+        steps.append(Step(at, "cube", f"{colour} {duration}"))
+    return steps
 
 
 def find_tool(name: str, venv_first: bool) -> str:

@@ -104,7 +104,9 @@ class ChuteTracker:
         Raises cubeproto.ProtocolError when a field the frame needs is malformed (nothing changes).
         """
         if "tot" not in frame.fields:
-            self._note_seq(frame, frame.boot())
+            gap = self._note_seq(frame, frame.boot())
+            if gap and self._drop.last_change_s is not None and not self._drop.settled:
+                self._drop.lost_frames += gap
             return None
         boot = frame.boot()
         dev = frame.totals()
@@ -115,8 +117,8 @@ class ChuteTracker:
             self._dev_base_unknown = dev_unknown
         elif boot != self.boot or any(d < b for d, b in zip(dev, self._last_dev, strict=True)):
             self._restart()
+        gap = self._note_seq(frame, boot)
         self.boot = boot
-        self._note_seq(frame, boot)
         self._last_dev = list(dev)
         self._last_dev_unknown = dev_unknown
         totals = [c + d - b for c, d, b in zip(self._carried, dev, self._dev_base, strict=True)]
@@ -129,12 +131,16 @@ class ChuteTracker:
                 self._drop = drop = _Drop(base=list(self._totals), base_unknown=self._unknown)
             self._totals = totals
             self._unknown = unknown
+            # Lost frames right before a change may have carried this drop's first cubes.
+            drop.lost_frames += gap
             drop.last_change_s = now_s
             drop.confirm_asked = False
             if frame.kind == cubeproto.EVT and frame.colour() != cubeproto.NO_COLOUR:
                 conf = frame.uint("conf", cubeproto.PERMILLE) / cubeproto.PERMILLE
                 drop.least_conf = min(drop.least_conf, conf)
             return self.reading(now_s)
+        if drop.last_change_s is not None and not drop.settled:
+            drop.lost_frames += gap
         if (
             drop.last_change_s is not None
             and not drop.settled
@@ -144,14 +150,16 @@ class ChuteTracker:
             return self.reading(now_s)
         return None
 
-    def _note_seq(self, frame: cubeproto.Frame, boot: str) -> None:
+    def _note_seq(self, frame: cubeproto.Frame, boot: str) -> int:
+        """Frames lost just before this one (0 after a restart or reconnection)."""
+        gap = 0
         if self._last_seq is not None and boot == self.boot:
             gap = cubeproto.seq_gap(self._last_seq, frame.seq)
-            if 0 < gap < _SEQ_GAP_LIMIT:
-                self.lost_frames += gap
-                if self._drop.last_change_s is not None and not self._drop.settled:
-                    self._drop.lost_frames += gap
+            if gap >= _SEQ_GAP_LIMIT:
+                gap = 0
         self._last_seq = frame.seq
+        self.lost_frames += gap
+        return gap
 
     def _restart(self) -> None:
         self.restarts += 1
