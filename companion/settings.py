@@ -6,7 +6,8 @@ and the Pi's systemd unit can each choose without editing a file:
 
 - `COMPANION_SETTINGS=path.json|path.toml`: the settings file to read (none: the defaults);
 - `COMPANION_GPIO=auto|real|mock|off`;
-- `COMPANION_CAMERA=auto|real|sim|<spec>` (a device index, a video file, a URL, `picamera2`);
+- `COMPANION_CAMERA=auto|real|sim|off|<spec>` (a device index, a video file, a URL,
+  `picamera2`);
 - `COMPANION_SENSOR=auto|real|sim|off`.
 """
 
@@ -52,9 +53,13 @@ class CameraSettings(_Section):
 
     source: str = Field(
         default="auto",
-        description="auto, real, sim, a device index, a video file, a URL or picamera2",
+        description="auto, real, sim, off, a device index, a video file, a URL or picamera2",
     )
     index: int = Field(default=0, ge=0, description="camera device index for `real` over OpenCV")
+    profile: str | None = Field(
+        default=None,
+        description="the calibration profile from `companion calibrate` for this camera set-up",
+    )
     width: int = Field(default=800, ge=16)
     height: int = Field(default=600, ge=16)
     warmup_s: float = Field(

@@ -403,7 +403,8 @@ def open_source(
     """Open the frame source that `spec` names; every kind gives the same Frame type.
 
     `spec` (default: $COMPANION_CAMERA, else the settings' camera source) is one of:
-    `auto` (a real camera when one opens, else the simulation), `real` (picamera2 when
+    `auto` (a real camera when one opens, else the simulation), `off` (always
+    SourceUnavailable), `real` (picamera2 when
     importable, else OpenCV camera `settings.camera.index`), `sim` (the simulated tower's
     tray), `picamera2`, a device index like `0`, a device path like `/dev/video0`, a URL with
     `://`, or a video file. `size` is (width, height) in pixels asked of cameras and of the
@@ -423,6 +424,11 @@ def open_source(
             return open_source("real", settings=settings, size=size)
         except SourceUnavailable:
             return open_source("sim", settings=settings, size=size, tower=tower)
+    if lowered == "off":
+        raise SourceUnavailable(
+            f"the camera is off ({CAMERA_ENV}=off or the settings say so); counts come from "
+            "the chute sensor or are typed in"
+        )
     if lowered == "sim":
         from companion.devices.sim_camera import SimulatedCamera
 

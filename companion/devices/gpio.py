@@ -125,6 +125,8 @@ class TowerPanel:
             else GpioStatus("real", f"GPIO on {type(pin_factory).__name__}")
         )
         self.beam = BeamWatch()
+        self.pin_factory = pin_factory
+        """The gpiozero pin factory in use (None when GPIO is off)."""
         self._devices: list[Any] = []
         self._led: Any | None = None
         if pin_factory is None:
@@ -151,6 +153,7 @@ class TowerPanel:
             self._devices.append(self._led)
         except Exception as error:  # pin in use, no PWM on that pin, permissions
             self.close()
+            self.pin_factory = None
             self.status = GpioStatus(
                 "off",
                 f"GPIO is off: cannot set up the pins ({error}); check the pin numbers in the "

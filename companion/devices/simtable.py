@@ -18,34 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.core.cubes import COLOURS, Counts
+from companion.core.cubes import Counts
 from companion.core.events import Drop, SetupDrop, StrayCubes
 from companion.core.game import Game
 from companion.core.simulate import Simulator
-from companion.core.state import GameState, Stage
+from companion.core.state import Stage
+from companion.devices.drops import could_come_out, cubes_to_drop
 from companion.devices.feeds import CameraFeed, ChuteFeed
 from companion.devices.frames import FrameSource
 from companion.devices.health import Health, SourceHealth
 from companion.devices.readings import DropReading, Outcome, ReadingService, Timing
 from companion.devices.sim_camera import SimulatedCamera, calibration_pictures
 from companion.devices.simtower import FaultPlan, Landing, SimulatedTower, TowerModel
-
-
-def cubes_to_drop(state: GameState) -> Counts:
-    """What the players put into the tower now: all set-up cubes, or the phase's storage plus
-    the strays lying in the tray."""
-    if state.stage is Stage.SETUP_DROP:
-        return Counts.full()
-    phase = [0] * len(COLOURS)
-    phase[state.phase] = state.storage[state.phase]
-    return Counts.from_tuple(phase).plus(Counts.from_tuple(list(state.stray)))
-
-
-def could_come_out(state: GameState) -> Counts:
-    """The most of each colour a reading of the coming drop may show (dropped plus inside)."""
-    if state.stage is Stage.SETUP_DROP:
-        return Counts.full()
-    return Counts.from_tuple(list(state.tower)).plus(cubes_to_drop(state))
 
 
 def play_clean(players: int, seed: int, tower: SimulatedTower, *, max_events: int = 5000) -> Game:

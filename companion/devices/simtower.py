@@ -124,17 +124,25 @@ class TowerError(ValueError):
 class SimulatedTower:
     """The virtual tower; `drop` and `pass_time` return landings and tell every listener.
 
+    `inside` is what is stuck inside at the start (a resumed game; default: nothing).
+
     Listeners (the simulated camera and chute sensor) are called on the caller's thread, in
     subscription order, with every Landing and FaultEvent as it happens.
     """
 
     def __init__(
-        self, seed: int = 0, model: TowerModel | None = None, faults: FaultPlan | None = None
+        self,
+        seed: int = 0,
+        model: TowerModel | None = None,
+        faults: FaultPlan | None = None,
+        *,
+        inside: Counts | None = None,
     ) -> None:
         self.model = model or TowerModel()
         self.faults = faults or FaultPlan()
         self._rng = random.Random(seed)
-        self._inside = [0] * len(COLOURS)
+        # A resumed game: the engine knows what is stuck inside, so the tower starts with it.
+        self._inside = list((inside or Counts()).as_tuple())
         self._tray = Counts()
         self._drops = 0
         self._landings = 0
@@ -144,6 +152,13 @@ class SimulatedTower:
         self._sensor_connected = True
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
+
+    def reset_inside(self, inside: Counts) -> None:
+        """Make the tower hold exactly `inside` and the tray nothing: the game's own account
+        wins when a person typed other counts than the simulation let out."""
+        self._inside = list(inside.as_tuple())
+        self._tray = Counts()
+        self._pending_stray = False
 
     @property
     def inside(self) -> Counts:

@@ -189,3 +189,8 @@ def test_closed_source_says_so() -> None:
     source.close()
     with pytest.raises(CameraLost, match="closed"):
         source.read()
+
+
+def test_camera_off_is_unavailable_with_the_fallback_named() -> None:
+    with pytest.raises(SourceUnavailable, match="typed in"):
+        open_source("off", settings=Settings())

@@ -171,3 +171,12 @@ def test_random_bumps_happen_at_the_rate_asked() -> None:
 def test_each_colour_can_land(colour: Colour) -> None:
     tower = SimulatedTower(model=TowerModel(stick=0))
     assert tower.drop(Counts().with_count(colour, 7)).landed[colour] == 7
+
+
+def test_resumed_tower_starts_with_what_is_stuck_inside() -> None:
+    stuck = Counts(blue=2, white=7)
+    tower = SimulatedTower(inside=stuck, model=TowerModel(stick=0, knock=0))
+    assert tower.inside == stuck
+    assert tower.outside == Counts.full().minus(stuck)
+    with pytest.raises(TowerError):
+        tower.drop(Counts(white=1))
