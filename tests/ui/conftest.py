@@ -18,7 +18,7 @@ os.environ["KIVY_NO_CONSOLELOG"] = "1"
 os.environ["KIVY_NO_FILELOG"] = "1"
 os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="companion-test-kivy-"))
 
-from companion.ui import kivy_env  # noqa: E402
+from companion.ui import kivy_env
 
 kivy_env.prepare((800, 480))
 

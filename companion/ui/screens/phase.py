@@ -92,7 +92,11 @@ class TurnPanel(BoxLayout):  # type: ignore[misc]
         grid.clear_widgets()
         if state is None or state.current_player is None:
             return
-        for choice in choices.action_choices(state):
+        offered = choices.action_choices(state)
+        # Up to six buttons in two columns; more (special actions) in three or four, smaller.
+        grid.cols = 2 if len(offered) <= 6 else 3 if len(offered) <= 9 else 4
+        rows = -(-len(offered) // grid.cols)
+        for choice in offered:
             assert choice.colour is not None
             name = action_name(choice.colour)
             if choice.kind == "special":
@@ -104,6 +108,9 @@ class TurnPanel(BoxLayout):  # type: ignore[misc]
                 ),
                 payload=choice,
             )
+            if rows > 3:
+                button.size_hint_min_y = None
+                button.font_size = App.get_running_app().theme.font_s
             button.bind(on_release=self._chosen)
             grid.add_widget(button)
         gold = choices.alternative(state, "gold")
