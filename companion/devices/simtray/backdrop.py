@@ -77,7 +77,8 @@ def light_model(light: Light) -> LightModel:
 class Backdrop:
     """Per-pixel buffers of one set-up's empty scene (H x W), all in world millimetres and
     linear RGB: the rays, the depth and kind of the surface each pixel sees, the fill and lamp
-    radiance, the camera's gain and white balance, and where the tray floor's corners appear."""
+    radiance (and their sum), the camera's gain and white balance, where the tray floor's
+    corners appear, and the mean radiance of the ground (what it bounces onto cube sides)."""
 
     setup: SetUp
     camera: PinholeCamera
@@ -92,6 +93,7 @@ class Backdrop:
     vignette: FloatArray
     tray_corners: F64Array
     bounce: FloatArray
+    radiance: FloatArray
 
 
 def tray_points(tray: TrayLook) -> F64Array:
@@ -221,6 +223,7 @@ def build_backdrop(setup: SetUp) -> Backdrop:
         vignette=vignette,
         tray_corners=corners_uv,
         bounce=np.asarray(bounce, dtype=np.float32),
+        radiance=np.asarray(lamp_img + fill_img, dtype=np.float32),
     )
 
 

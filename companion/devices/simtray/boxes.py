@@ -71,13 +71,16 @@ class BoxLayer:
 def draw_boxes(backdrop: Backdrop, boxes: list[Box]) -> BoxLayer:
     """The backdrop with `boxes` (and their shadows) drawn in."""
     height, width = backdrop.depth.shape
-    lamp = backdrop.lamp
-    fill = backdrop.fill
+    radiance = backdrop.radiance.copy()
     if boxes:
-        shadow, contact = _floor_shadows(backdrop, boxes)
-        lamp = lamp * (1.0 - shadow)[..., None]
-        fill = fill * (1.0 - contact)[..., None] + _bleed(backdrop, boxes)
-    radiance = (lamp + fill).astype(np.float32)
+        # Shadows and bounced light only change the ground near the boxes: work in that box.
+        (x0, y0, x1, y1), shadow, contact = _floor_shadows(backdrop, boxes)
+        lamp = backdrop.lamp[y0:y1, x0:x1]
+        fill = backdrop.fill[y0:y1, x0:x1]
+        bleed = _bleed(backdrop, boxes, (x0, y0, x1, y1))
+        radiance[y0:y1, x0:x1] = (
+            lamp * (1.0 - shadow)[..., None] + fill * (1.0 - contact)[..., None] + bleed
+        )
     ids = np.zeros((height, width), dtype=np.int32)
     if not boxes:
         return BoxLayer(radiance, ids - 1, np.zeros(0, dtype=np.int32))
@@ -285,14 +288,15 @@ def _box_shadows(
     return vis
 
 
-def _floor_shadows(backdrop: Backdrop, boxes: list[Box]) -> tuple[FloatArray, FloatArray]:
-    """Soft masks (H x W, 0..1) of the boxes' cast shadows on the floor (lamp light taken
-    away) and of the dark contact zone around each box's base (fill light taken away)."""
+def _floor_shadows(
+    backdrop: Backdrop, boxes: list[Box]
+) -> tuple[tuple[int, int, int, int], FloatArray, FloatArray]:
+    """The picture region (x0, y0, x1, y1) the boxes affect on the ground, and within it soft
+    masks (0..1) of their cast shadows (lamp light taken away) and of the dark contact zone
+    around each box's base (fill light taken away)."""
     cam = backdrop.camera
     light = backdrop.light
     height, width = backdrop.depth.shape
-    shadow: FloatArray = np.zeros((height, width), dtype=np.float32)
-    contact: FloatArray = np.zeros((height, width), dtype=np.float32)
     setup = backdrop.setup
     ground = 0.0 if setup.has_tray else -2.0
     tray = setup.tray
@@ -300,7 +304,9 @@ def _floor_shadows(backdrop: Backdrop, boxes: list[Box]) -> tuple[FloatArray, Fl
     if setup.has_tray:
         a, b = tray.width_mm / 2, tray.depth_mm / 2
         clip = np.array([[-a, -b], [a, -b], [a, b], [-a, b]], dtype=np.float32)
-    mm_px = cam.focal_px / max(float(cam.centre[2]), 1.0)
+    shadows: list[F64Array] = []
+    contacts: list[F64Array] = []
+    extent = [cam.project(b.corners())[0] for b in boxes]
     for box in boxes:
         corners = box.corners()
         cast = _cast(corners, light.position, light.direction, ground)
@@ -311,42 +317,57 @@ def _floor_shadows(backdrop: Backdrop, boxes: list[Box]) -> tuple[FloatArray, Fl
             if inter is None:
                 continue
             poly = inter.reshape(-1, 2)
-        _fill(cam, poly, ground, shadow)
+        shadows.append(_on_ground(cam, poly, ground))
         # The corners on (or nearly on) the floor: four for a flat box, two for a leaning one.
         base = corners[corners[:, 2] < ground + 0.7 * float(box.half.min())]
         if base.shape[0] >= 3:
             foot = cv2.convexHull(base[:, :2].astype(np.float32)).reshape(-1, 2)
-            _fill(cam, foot, ground, contact)
+            contacts.append(_on_ground(cam, foot, ground))
+    mm_px = cam.focal_px / max(float(cam.centre[2]), 1.0)
     height_mm = max(float(np.mean([b.centre[2] for b in boxes])), 1.0)
     pen_mm = float(light.penumbra(np.array([height_mm], dtype=np.float32))[0])
-    shadow = np.asarray(
-        cv2.GaussianBlur(shadow, (0, 0), max(0.6, 0.5 * pen_mm * mm_px)), np.float32
-    )
-    contact = np.asarray(cv2.GaussianBlur(contact, (0, 0), max(1.0, 1.6 * mm_px)), np.float32)
-    return np.clip(shadow, 0.0, 1.0), np.clip(contact * 0.6, 0.0, 0.6)
+    sigma_shadow = max(0.6, 0.5 * pen_mm * mm_px)
+    sigma_contact = max(1.0, 1.6 * mm_px)
+    size_px = mm_px * 2.0 * float(np.mean([b.half.mean() for b in boxes]))
+    margin = int(3.0 * max(sigma_shadow, sigma_contact, 0.8 * size_px)) + 4
+    pts = np.vstack(extent + shadows)
+    x0 = int(np.clip(np.floor(pts[:, 0].min()) - margin, 0, width - 1))
+    x1 = int(np.clip(np.ceil(pts[:, 0].max()) + margin, x0 + 1, width))
+    y0 = int(np.clip(np.floor(pts[:, 1].min()) - margin, 0, height - 1))
+    y1 = int(np.clip(np.ceil(pts[:, 1].max()) + margin, y0 + 1, height))
+    shadow: FloatArray = np.zeros((y1 - y0, x1 - x0), dtype=np.float32)
+    contact: FloatArray = np.zeros((y1 - y0, x1 - x0), dtype=np.float32)
+    for uv in shadows:
+        _fill(uv, (x0, y0), shadow)
+    for uv in contacts:
+        _fill(uv, (x0, y0), contact)
+    shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), sigma_shadow), np.float32)
+    contact = np.asarray(cv2.GaussianBlur(contact, (0, 0), sigma_contact), np.float32)
+    return (x0, y0, x1, y1), np.clip(shadow, 0.0, 1.0), np.clip(contact * 0.6, 0.0, 0.6)
 
 
-def _bleed(backdrop: Backdrop, boxes: list[Box]) -> FloatArray:
+def _bleed(backdrop: Backdrop, boxes: list[Box], region: tuple[int, int, int, int]) -> FloatArray:
     """Light the boxes' lit sides throw onto the ground around them, tinted by their paint
-    (H x W x 3 radiance): a white cube brightens the floor beside it, a red one reddens it.
-    Worked out at a quarter of the resolution, as it is smooth."""
+    (radiance over `region` = x0, y0, x1, y1): a white cube brightens the floor beside it, a
+    red one reddens it. Worked out at a quarter of the resolution, as it is smooth."""
     cam = backdrop.camera
-    height, width = backdrop.depth.shape
+    x0, y0, x1, y1 = region
     q = 4
-    small = np.zeros((height // q + 1, width // q + 1, 3), dtype=np.float32)
+    small = np.zeros(((y1 - y0) // q + 1, (x1 - x0) // q + 1, 3), dtype=np.float32)
     for box in boxes:
         uv, _ = cam.project(box.corners())
-        hull = cv2.convexHull((uv / q * 16.0).astype(np.int32))
+        hull = cv2.convexHull(((uv - [x0, y0]) / q * 16.0).astype(np.int32))
         colour = tuple(float(c) for c in box.albedo)
         cv2.fillConvexPoly(small, hull, colour, cv2.LINE_8, 4)
     mm_px = cam.focal_px / max(float(cam.centre[2]), 1.0)
     size_px = mm_px * 2.0 * float(np.mean([b.half.mean() for b in boxes]))
-    small = cv2.GaussianBlur(small, (0, 0), max(0.8, 0.8 * size_px / q))
-    spread = cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
-    ground = (backdrop.surface == (FLOOR if backdrop.setup.has_tray else TABLE))[..., None]
+    small = np.asarray(cv2.GaussianBlur(small, (0, 0), max(0.8, 0.8 * size_px / q)), np.float32)
+    spread = cv2.resize(small, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+    kind = FLOOR if backdrop.setup.has_tray else TABLE
+    ground = (backdrop.surface[y0:y1, x0:x1] == kind)[..., None]
     light = backdrop.light
     on_sides = 0.5 * light.colour + light.fill
-    bleed = backdrop.albedo * spread * (0.3 * on_sides)[None, None, :] * ground
+    bleed = backdrop.albedo[y0:y1, x0:x1] * spread * (0.3 * on_sides)[None, None, :] * ground
     return np.asarray(bleed, dtype=np.float32)
 
 
@@ -363,10 +384,15 @@ def _cast(
     return np.asarray(cast, dtype=np.float64)
 
 
-def _fill(cam: PinholeCamera, poly: npt.ArrayLike, ground: float, target: FloatArray) -> None:
-    """Fill the floor polygon `poly` (N x 2 mm at height `ground`) into `target` with 1."""
+def _on_ground(cam: PinholeCamera, poly: npt.ArrayLike, ground: float) -> F64Array:
+    """Picture coordinates (N x 2 px) of a polygon (N x 2 mm) lying at height `ground`."""
     flat = np.asarray(poly, dtype=np.float64).reshape(-1, 2)
     world = np.column_stack([flat, np.full(flat.shape[0], ground)])
     uv, _ = cam.project(world)
-    fixed = np.round(uv * 16.0).astype(np.int32)
+    return uv
+
+
+def _fill(uv: F64Array, origin: tuple[int, int], target: FloatArray) -> None:
+    """Fill the picture polygon `uv` (N x 2 px) into `target`, whose (0, 0) is `origin`."""
+    fixed = np.round((uv - np.asarray(origin, dtype=np.float64)) * 16.0).astype(np.int32)
     cv2.fillConvexPoly(target, fixed, 1.0, cv2.LINE_8, 4)
