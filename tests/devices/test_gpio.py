@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion.devices.gpio import TowerPanel, open_panel, pin_factory_for
@@ -20,7 +19,6 @@ def factory() -> Iterator[Any]:
     yield made
     # Reservations are class-level in gpiozero: without a reset the next test's pins clash.
     made.reset()
-    Device.pin_factory = None
 
 
 def test_buttons_call_back_on_press(factory: Any) -> None:
