@@ -16,6 +16,10 @@ from companion.ui import i18n
 from companion.ui.controller import Controller
 from companion.ui.screens.base import BaseScreen
 from companion.ui.theme import Theme
+from companion.ui.widgets import colour_chip, common, form, tray_view
+
+# app.kv and the screens' .kv files use these widgets: register them before any rule loads.
+_WIDGET_MODULES = (colour_chip, common, form, tray_view)
 
 # name -> "module:Class"; one module (and .kv file) per screen under companion/ui/screens.
 SCREENS: dict[str, str] = {

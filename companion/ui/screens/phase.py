@@ -246,17 +246,23 @@ class PhaseScreen(BaseScreen):
         state = controller.state
         assert state is not None
         grid = self.ids.tower
-        grid.clear_widgets()
-        for colour in COLOURS:
-            n = state.tower[colour.position]
-            grid.add_widget(
-                ColourChip(
-                    colour=colour.value,
-                    text=f"{colour.code} {n}",
-                    dimmed=n == 0,
-                    font_size=App.get_running_app().theme.font_s,
+        if not grid.children:
+            # Made once and only updated: new labels would each render a new texture.
+            for colour in COLOURS:
+                grid.add_widget(
+                    ColourChip(
+                        colour=colour.value,
+                        text=colour.code,
+                        font_size=App.get_running_app().theme.font_s,
+                    )
                 )
-            )
+        for chip in grid.children:
+            colour = Colour(chip.colour)
+            n = state.tower[colour.position]
+            text = f"{colour.code} {n}"
+            if chip.text != text:
+                chip.text = text
+                chip.dimmed = n == 0
 
 
 def colour_text(colour: Colour) -> str:

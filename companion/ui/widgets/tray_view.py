@@ -52,6 +52,8 @@ class TrayView(Widget):  # type: ignore[misc]
 
     def show(self, picture: npt.NDArray[np.uint8] | None, markers: Sequence[Marker] = ()) -> None:
         """Display a picture (BGR uint8, height x width x 3) or none, and its cube markers."""
+        if picture is None and self._texture is None and not markers and not self._markers:
+            return  # nothing changes: keep the drawing (text textures are costly to redo)
         if picture is None:
             self._texture = None
             self._picture_size = (0, 0)
