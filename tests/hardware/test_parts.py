@@ -131,10 +131,10 @@ def test_part_fits_the_printer_and_is_not_paper_thin(
 
 
 def test_camera_arm_reaches_the_camera_height(rendered: dict[str, Mesh], params: Params) -> None:
-    # Printed lying down: its longest in-plane extent runs from the table to the top of the boom.
+    # Printed lying down with the arm's height along the bed's y axis (camera_arm_print).
     expected = sum(num(params, n) for n in ("tray_floor", "camera_height", "cam_depth", "arm_bar"))
     size = rendered["camera_arm"].size()
-    assert abs(max(size[0], size[1]) - expected) < 1.0, (size, expected)
+    assert abs(size[1] - expected) < 1.0, (size, expected)
 
 
 def test_led_holder_surrounds_the_ring_and_reaches_its_screws(
@@ -184,3 +184,26 @@ def test_render_fails_on_a_warning_and_names_the_part(tmp_path: Path) -> None:
     assert "wal" in result.stderr
     # The good parts still rendered: one broken part does not hide the state of the others.
     assert {p.stem for p in (tmp_path / "out").glob("*.stl")} >= set(PARTS)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "height"),
+    [(["camera_height=150"], 150.0), (["camera_height=300", "bed=[350,350,350]"], 300.0)],
+)
+def test_camera_arm_follows_the_camera_height(
+    tmp_path: Path, params: Params, overrides: list[str], height: float
+) -> None:
+    _need_openscad()
+    defines = [arg for o in overrides for arg in ("-D", o)]
+    out = tmp_path / "arm.stl"
+    result = _openscad(
+        "--hardwarnings", *defines, "-o", str(out), str(SCAD / "camera_arm.scad"), cwd=tmp_path
+    )
+    assert result.returncode == 0 and "WARNING" not in result.stderr, result.stderr
+    mesh = read_ascii_stl(out)
+    assert not mesh.open_edges()
+    expected = (
+        num(params, "tray_floor") + height + num(params, "cam_depth") + num(params, "arm_bar")
+    )
+    size = mesh.size()
+    assert abs(size[1] - expected) < 1.0, (size, expected)
