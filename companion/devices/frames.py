@@ -283,7 +283,13 @@ def _opencv_source(
     description = f"camera {target}" if live and not isinstance(target, str) else f"{target}"
     if not live:
         description = f"video {target}"
-    capture = cv2.VideoCapture(target)
+    # OpenCV logs its own warnings for a missing camera; our error below says it better.
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    try:
+        capture = cv2.VideoCapture(target)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
     if not capture.isOpened():
         capture.release()
         if live:
