@@ -6,12 +6,16 @@ import cubeproto as P
 
 
 class LineIn:
-    """Collects bytes from `stream` (with a binary `.read(1)`) into lines; `poll()` never waits."""
+    """Collects bytes from `stream` (with a binary `.read(1)`) into lines; `poll()` never waits.
 
-    def __init__(self, stream) -> None:
+    `pollable` is what select.poll watches (default: the stream itself); on the board that is
+    `sys.stdin`, while the bytes are read from `sys.stdin.buffer`.
+    """
+
+    def __init__(self, stream, pollable=None) -> None:
         self.stream = stream
         self.poller = select.poll()
-        self.poller.register(stream, select.POLLIN)
+        self.poller.register(stream if pollable is None else pollable, select.POLLIN)
         self.buf = bytearray()
         self.closed = False
 

@@ -35,7 +35,7 @@ def run() -> None:
     # Only the falling edge interrupts: it is latched even when the cube has already gone by the
     # time the handler runs; the main loop sees the cube leave by reading the pin.
     beam.irq(lambda pin: logic.beam_broke(time.ticks_ms()), Pin.IRQ_FALLING)
-    link = hostlink.LineIn(sys.stdin.buffer)
+    link = hostlink.LineIn(sys.stdin.buffer, sys.stdin)
     while True:
         now = time.ticks_ms()
         line = link.poll()

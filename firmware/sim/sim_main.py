@@ -81,7 +81,7 @@ def main() -> None:
     beam = simhw.SimBeamPin(scene)
     led = simhw.SimLed()
     out = FaultyOut(sys.stdout.buffer)
-    link = hostlink.LineIn(sys.stdin.buffer)
+    link = hostlink.LineIn(sys.stdin.buffer, sys.stdin)
 
     def boot(now: int):
         logic = chute.Chute(tcs34725.TCS34725(bus), beam, led, out.write, store, new_boot(), now)
