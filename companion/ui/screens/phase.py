@@ -259,7 +259,8 @@ class PhaseScreen(BaseScreen):
         for chip in grid.children:
             colour = Colour(chip.colour)
             n = state.tower[colour.position]
-            text = f"{colour.code} {n}"
+            # The icon tells the colour apart here; the code would not fit beside the count.
+            text = str(n)
             if chip.text != text:
                 chip.text = text
                 chip.dimmed = n == 0
