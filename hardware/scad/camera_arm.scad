@@ -6,12 +6,14 @@
 // it prints without supports; the foot and the camera plate rise from the bed as walls.
 // Screw the foot to the base board (4 wood screws); the camera axis is then cam_axis_y in front
 // of the arm's flat face.
+// preview-camera: 0,0,0,40,0,200,500
 
 include <params.scad>
 use <lib.scad>
 
-foot = [78, 70];   // foot plate on the table: along x, across (y)
+foot_w = 70;       // foot plate on the table: width across the arm (y)
 foot_t = 5;
+foot_x = [-58, 20]; // the foot's ends along x: mostly away from the tray, under the upright
 plate_len = led_holder_screw_spacing + 14;
 // The board's far hole row and edge lie beyond the lens (see camera_holes), plus a margin.
 plate_w = cam_axis_y + cam_holes[1] + cam_hole_inset + 4;
@@ -53,14 +55,15 @@ module upright_and_boom() {
     // Gusset inside the elbow, and two at the foot.
     translate([arm_bar / 2, 0, plate_z]) mirror([0, 0, 1]) gusset(45, 45, arm_t);
     translate([-arm_bar / 2, 0, foot_t]) mirror([1, 0, 0]) gusset(30, 40, arm_t);
-    translate([arm_bar / 2, 0, foot_t]) gusset(foot[0] - 58, 40, arm_t);
+    translate([arm_bar / 2, 0, foot_t]) gusset(foot_x[1] - arm_bar / 2, 40, arm_t);
 }
 
 module foot_plate() {
     difference() {
-        translate([-foot[0] + 20, 0, 0]) cube([foot[0], foot[1], foot_t]);
-        for (p = [[-foot[0] + 28, foot[1] - 10], [12, foot[1] - 10], [-foot[0] + 28, 22], [12, 22]])
-            translate([p[0], p[1], 0]) through_hole(screw_wood, foot_t);
+        translate([foot_x[0], 0, 0]) cube([foot_x[1] - foot_x[0], foot_w, foot_t]);
+        // Wood screws clear of the upright and its gussets (which stand on y = 0..arm_t).
+        for (x = [foot_x[0] + 8, foot_x[1] - 8], y = [arm_t + 12, foot_w - 10])
+            translate([x, y, 0]) through_hole(screw_wood, foot_t);
     }
 }
 
