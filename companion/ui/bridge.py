@@ -6,13 +6,12 @@ The reading service calls back from its own thread; every callback here is wrapp
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 from kivy.clock import mainthread
 
-from companion.core.cubes import Counts
-from companion.core.odds import next_drop_tower
 from companion.core.state import Stage
 from companion.ui.controller import Controller, PendingReading
 
@@ -24,6 +23,7 @@ def pending_from_drop(reading: Any) -> PendingReading | None:
     if reading.counts is None:
         return None
     return PendingReading(
+        kind="stray" if reading.kind == "stray" else "drop",
         counts=reading.counts,
         source=str(reading.source),
         confident=reading.outcome is Outcome.ACCEPTED,
@@ -59,6 +59,11 @@ class ReadingBridge:
             self.post_reading(pending)
 
     @mainthread  # type: ignore[misc]
+    def describe(self, description: str) -> None:
+        """From any thread: what the readings come from, for the device screen."""
+        self.description = description
+
+    @mainthread  # type: ignore[misc]
     def on_health(self, health: Any) -> None:
         """The reading service's health callback (its thread): remember the latest problem."""
         self.health[str(health.source)] = health
@@ -66,37 +71,62 @@ class ReadingBridge:
             self.last_problem = f"{health.source}: {health.message}"
 
 
-def possible_next(controller: Controller) -> Counts | None:
-    """Each colour's most cubes the coming drop can show (dropped plus still in the tower)."""
+def attach_devices(app: Any) -> ReadingBridge:
+    """Start the devices the settings choose (the simulated tower and camera when there is no
+    hardware; GPIO off off a Pi) and connect their readings to the app through a bridge.
+
+    Device start-up (the simulated camera calibrates itself) runs on its own thread, so the
+    first screen does not wait for it. A settings problem is shown, never raised: the players
+    can always type counts in.
+    """
+    from companion.settings import SettingsError, load_settings
+
+    bridge = ReadingBridge(app.controller, "")
+    app.bridge = bridge
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        bridge.description = "typed in by hand"
+        bridge.last_problem = str(error)
+        return bridge
+    from companion.devices.stack import Devices
+
+    devices = Devices(
+        settings,
+        bridge.on_drop_reading,
+        bridge.on_health,
+        on_next=mainthread(lambda *_: next_pressed(app)),
+        on_undo=mainthread(lambda *_: app.controller.undo()),
+    )
+    app.devices = devices
+
+    def start() -> None:
+        devices.start()
+        bridge.describe(f"camera {devices.camera_kind}, chute sensor {devices.sensor_kind}"
+                        + (" (simulated tower)" if devices.simulated else ""))  # fmt: skip
+
+    threading.Thread(target=start, name="devices-start", daemon=True).start()
+    app.bind(on_stop=lambda *_: devices.stop())
+    return bridge
+
+
+def drop_now(app: Any) -> bool:
+    """The players drop the due cubes now: the devices watch (the simulated tower drops them)."""
+    devices = getattr(app, "devices", None)
+    state = app.controller.state
+    if devices is None or state is None or state.stage not in (Stage.DROP, Stage.SETUP_DROP):
+        return False
+    devices.drop(state)
+    return True
+
+
+def next_pressed(app: Any) -> None:
+    """The hardware 'next' button: drop when a drop is due and unread, else confirm it."""
+    controller = app.controller
     state = controller.state
     if state is None or state.stage not in (Stage.DROP, Stage.SETUP_DROP):
-        return None
-    _phase, inside = next_drop_tower(state)
-    return Counts.from_tuple(list(inside))
-
-
-def attach_devices(app: Any) -> ReadingBridge | None:
-    """Start the reading service for the app and connect it through a bridge.
-
-    Without a calibrated camera or a chute sensor the service still runs (both inputs off) and
-    the players type counts in; the device screen says what is missing.
-    """
-    try:
-        from companion.devices.readings import ReadingService
-    except ImportError:  # pragma: no cover - devices are part of the package
-        return None
-    bridge = ReadingBridge(app.controller, "reading service (camera, chute sensor, hand)")
-    service = ReadingService(bridge.on_drop_reading, bridge.on_health)
-    service.start()
-    app.bridge = bridge
-    app.reading_service = service
-
-    def expect_drop() -> None:
-        possible = possible_next(app.controller)
-        if possible is not None and getattr(app, "_expecting", None) != app.controller.revision:
-            app._expecting = app.controller.revision
-            service.expect_drop(possible)
-
-    app.controller.subscribe(expect_drop)
-    app.bind(on_stop=lambda *_: service.stop())
-    return bridge
+        return
+    if controller.pending is None:
+        drop_now(app)
+    else:
+        controller.confirm_counts(controller.pending.counts)

@@ -45,6 +45,8 @@ class PendingReading:
     confident: bool
     confidence: float
     reasons: tuple[str, ...] = ()
+    kind: str = "drop"
+    """'drop' for what a drop brought; 'stray' for cubes that fell out between drops."""
     picture: Any = field(default=None, repr=False, compare=False)
     markers: tuple[tuple[Colour, float, float], ...] = ()
 

@@ -166,8 +166,16 @@ class PhaseScreen(BaseScreen):
         state = controller.state
         if state is None:
             return
+        pending = controller.pending
+        if pending is not None and pending.kind == "stray" and self.drop_panel.mode == "drop":
+            # Cubes fell out between drops: the counts wait in the stray panel to be confirmed.
+            self.drop_panel.mode = "stray"
+            self.drop_panel.preset(pending.counts)
+            controller.pending = None
         self._show_reading(controller)
         self._show_tower(controller)
+        self.ids.drop_now.opacity = 1 if self._can_drop(controller) else 0
+        self.ids.drop_now.disabled = not self._can_drop(controller)
         body = self.ids.body
         in_turns = state.stage is Stage.TURNS and self.drop_panel.mode == "drop"
         mid_game = state.tower_event_count > 0 and self.drop_panel.mode == "drop"
@@ -207,6 +215,22 @@ class PhaseScreen(BaseScreen):
             if controller.revision != self._shown_revision and self.drop_panel.mode == "drop":
                 self.drop_panel.preset(controller.proposed_counts())
         self._shown_revision = controller.revision
+
+    def _can_drop(self, controller: Controller) -> bool:
+        state = controller.state
+        devices = getattr(App.get_running_app(), "devices", None)
+        return (
+            devices is not None
+            and state is not None
+            and state.stage in (Stage.DROP, Stage.SETUP_DROP)
+            and controller.pending is None
+        )
+
+    def drop_now(self) -> None:
+        """Tell the devices the cubes are being dropped (the simulated tower drops them)."""
+        from companion.ui.bridge import drop_now
+
+        drop_now(App.get_running_app())
 
     def fix_reading(self) -> None:
         """The latest reading was wrong: correct its counts with +/- (during the turns)."""
