@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -253,3 +255,25 @@ def test_committed_fixtures_are_small_readable_and_consistent() -> None:
     for colour in COLOURS:
         record = truth["calibration"][1 + COLOURS.index(colour)]
         assert [c for c, n in record["counts"].items() if n] == [colour.value]
+
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "make_trays.py"
+
+
+def test_make_trays_writes_calibration_folders(tmp_path: Path) -> None:
+    args = [sys.executable, str(SCRIPT), str(tmp_path), "--n", "1", "--seed", "4"]
+    done = subprocess.run(
+        [*args, "--tests", "1", "--size", "320x240", "--condition", "clustered"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    folder = tmp_path / "setup_000"
+    names = sorted(p.name for p in folder.iterdir())
+    expected = ["empty.png", *[f"{c.value}.png" for c in COLOURS], "test_000.jpg", "truth.json"]
+    assert names == sorted(expected)
+    assert cv2.imread(str(folder / "test_000.jpg")).shape == (240, 320, 3)
+    bad = subprocess.run([*args, "--size", "big"], capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "WIDTHxHEIGHT" in bad.stderr
+    assert "Traceback" not in bad.stderr
