@@ -177,8 +177,8 @@ def _action(app: CompanionApp, event: Any) -> None:
                 values[f"good:{good.value}"] = tile.commodities.count(good)
             _add(turn, "built", values)
     elif isinstance(event, BuyProduction):
-        for token in event.tokens:
-            _add(turn, "production", {"good": token.good.value, "cost": token.cost})
+        for bought in event.tokens:
+            _add(turn, "production", {"good": bought.good.value, "cost": bought.cost})
     harness.frames(1)
     if turn.ids.confirm.disabled:
         raise EntryError(f"the turn screen refuses {event!r}: {turn.ids.verdict.text}")

@@ -45,7 +45,7 @@ class ReadingBridge:
         self.last_applied_at = 0.0
         """time.perf_counter() when the latest reading reached the controller (benchmark)."""
 
-    @mainthread  # type: ignore[misc]
+    @mainthread  # type: ignore[untyped-decorator]
     def post_reading(self, reading: PendingReading) -> None:
         """From any thread: show this reading on the phase screen for confirmation."""
         self.received += 1
@@ -58,12 +58,12 @@ class ReadingBridge:
         if pending is not None:
             self.post_reading(pending)
 
-    @mainthread  # type: ignore[misc]
+    @mainthread  # type: ignore[untyped-decorator]
     def describe(self, description: str) -> None:
         """From any thread: what the readings come from, for the device screen."""
         self.description = description
 
-    @mainthread  # type: ignore[misc]
+    @mainthread  # type: ignore[untyped-decorator]
     def on_health(self, health: Any) -> None:
         """The reading service's health callback (its thread): remember the latest problem."""
         self.health[str(health.source)] = health

@@ -29,7 +29,7 @@ class ColourChip(Label):  # type: ignore[misc]
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         # With no text of its own the chip shows the colour's code, following the colour.
-        self._auto_text = not self.text
+        self._auto_text: bool = not str(self.text)  # type: ignore[has-type]
         if self._auto_text:
             self.text = Colour(self.colour).code
         self.bind(pos=self.redraw, size=self.redraw, colour=self.redraw, dimmed=self.redraw)

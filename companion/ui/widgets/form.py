@@ -82,8 +82,9 @@ class FieldRow(BoxLayout):  # type: ignore[misc]
                 self.orientation = "vertical"
                 self.ids.label.size_hint_x = 1
                 self.ids.label.size_hint_y = None
-                self.ids.label.height = self.height * 0.6
-                self.height = self.height * (rows + 0.6) + self.spacing * rows
+                row_height = float(self.height)  # type: ignore[has-type]
+                self.ids.label.height = row_height * 0.6
+                self.height = row_height * (rows + 0.6) + self.spacing * rows
             for value, text in spec.options:
                 button = BigButton(text=text)
                 button.name = f"option:{value}"
