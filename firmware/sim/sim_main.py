@@ -85,7 +85,7 @@ def main() -> None:
 
     def boot(now: int):
         logic = chute.Chute(tcs34725.TCS34725(bus), beam, led, out.write, store, new_boot(), now)
-        beam.irq(lambda pin: logic.beam_broke(time.ticks_ms()), 2)
+        beam.irq(lambda pin: logic.beam_broke(pin.edge_ms), 2)
         return logic
 
     logic = boot(time.ticks_ms())

@@ -36,14 +36,14 @@ class Scene:
     def add(self, start: int, duration: int, rgbc) -> None:
         self.cubes.append([start, duration, rgbc, False])  # False: its edge not yet signalled
 
-    def arrivals(self, t: int) -> int:
-        """How many cubes reached the beam by `t` since the last call (each counted once)."""
-        n = 0
+    def arrivals(self, t: int) -> list:
+        """Start times of the cubes that reached the beam by `t` since the last call."""
+        out = []
         for cube in self.cubes:
             if not cube[3] and time.ticks_diff(t, cube[0]) >= 0:
                 cube[3] = True
-                n += 1
-        return n
+                out.append(cube[0])
+        return out
 
     def _current(self, t: int):
         for start, duration, rgbc, _ in self.cubes:
@@ -151,6 +151,7 @@ class SimBeamPin:
     def __init__(self, scene) -> None:
         self.scene = scene
         self.handler = None
+        self.edge_ms = 0
 
     def value(self) -> int:
         return 0 if self.scene.broken(time.ticks_ms()) else 1
@@ -159,8 +160,13 @@ class SimBeamPin:
         self.handler = handler
 
     def poll(self) -> None:
-        """Run the handler for every cube that arrived since the last poll (the interrupt)."""
-        for _ in range(self.scene.arrivals(time.ticks_ms())):
+        """Run the handler for every cube that arrived since the last poll (the interrupt).
+
+        `edge_ms` holds the edge's own time while the handler runs: on the board the handler
+        runs within microseconds of the edge, here it may run a loop turn later.
+        """
+        for start in self.scene.arrivals(time.ticks_ms()):
+            self.edge_ms = start
             if self.handler is not None:
                 self.handler(self)
 

@@ -99,7 +99,7 @@ led = simhw.SimLed()
 out = []
 now = time.ticks_ms()
 logic = chute.Chute(tcs34725.TCS34725(bus), beam, led, out.append, store, "abcd", now)
-beam.irq(lambda pin: logic.beam_broke(time.ticks_ms()))
+beam.irq(lambda pin: logic.beam_broke(pin.edge_ms))
 
 
 def run(ms):

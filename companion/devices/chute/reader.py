@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 BAUD = 115200  # ignored by USB CDC, needed by real UARTs and harmless on ptys
 _READ_TIMEOUT_S = 0.05
 _CAL_RESEND_S = 5.0
+_REOPEN_AFTER_SILENCES = 4  # reopen the port after this many offline periods of silence
 
 
 class LinkState(StrEnum):
@@ -268,6 +269,10 @@ class ChuteReader:
                 if now - last_sync > self._offline_after_s:
                     self._send(port, cubeproto.SYNC, [])
                     last_sync = now
+                if silent > self._offline_after_s * _REOPEN_AFTER_SILENCES:
+                    # A port that stays open but mute (a wedged USB link) may recover on reopen.
+                    log.info("chute sensor silent for %.0f s; reopening %s", silent, url)
+                    return spoke
         return spoke
 
     def _frame(self, line: bytes) -> cubeproto.Frame | None:
