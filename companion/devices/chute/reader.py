@@ -25,6 +25,7 @@ from companion.devices.chute import cubeproto
 from companion.devices.chute.calibration import ChuteCalibration
 from companion.devices.chute.ports import DEFAULT_VID_PID, find_port
 from companion.devices.chute.tracker import ChuteReading, ChuteTracker
+from companion.settings import ChuteSensorSettings
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +124,25 @@ class ChuteReader:
         self._status = ChuteStatus(LinkState.STARTING, "the chute sensor reader has not started")
         self._seq = 0
         self._pending_drop = False
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: ChuteSensorSettings,
+        on_reading: ReadingCallback,
+        on_status: StatusCallback | None = None,
+        *,
+        calibration: ChuteCalibration | None = None,
+    ) -> ChuteReader:
+        """A reader for the board the settings describe (its port, or its USB id)."""
+        return cls(
+            on_reading,
+            on_status,
+            port=settings.port,
+            vid_pid=settings.vid_pid,
+            calibration=calibration,
+            offline_after_s=settings.offline_after_s,
+        )
 
     # ---- public ----
 

@@ -15,6 +15,7 @@ from companion.devices.chute.reader import ChuteReader, ChuteStatus, LinkState
 from companion.devices.chute.simdevice import SimulatedChute
 from companion.devices.chute.tracker import ChuteReading
 from companion.devices.simtower import FaultKind, FaultPlan, SimulatedTower
+from companion.settings import ChuteSensorSettings
 
 
 class Collector:
@@ -280,5 +281,16 @@ def test_loop_url_opens_and_its_echo_is_not_mistaken_for_the_board(got: Collecto
     try:
         got.wait("offline", got.state(LinkState.OFFLINE), timeout_s=3)
         assert opened and r.status.garbage_lines == 0 and r.status.crc_errors == 0
+    finally:
+        r.stop()
+
+
+def test_a_reader_from_settings_finds_the_board_by_its_usb_id(got: Collector) -> None:
+    settings = ChuteSensorSettings(usb_vid="ffff", usb_pid="FFFE", offline_after_s=1.5)
+    r = ChuteReader.from_settings(settings, got.reading, got.status)
+    r.start()
+    try:
+        got.wait("searching", got.state(LinkState.SEARCHING))
+        assert "USB id ffff:fffe" in r.status.message
     finally:
         r.stop()
