@@ -141,7 +141,9 @@ def render_cubes(
                 np.int32
             )
     rng = np.random.default_rng([scene.seed, 8, frame])
-    image = develop(radiance, backdrop.gain, backdrop.vignette, scene.capture, rng)
+    image = develop(
+        radiance, backdrop.gain, backdrop.vignette, scene.capture, rng, scene.setup.chromatic_px
+    )
     data = to_jpeg(image, scene.capture.jpeg_quality)
     decoded = from_jpeg(data)
     truth = _truth(backdrop, cubes, boxes, visible_px, moving)

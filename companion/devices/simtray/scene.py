@@ -85,7 +85,8 @@ class Light:
 
 @dataclass(frozen=True)
 class TrayLook:
-    """The tray: inner floor size, rim height, wall thickness and its printed surfaces (sRGB)."""
+    """The tray: inner floor size, rim height, wall thickness, its printed surfaces (sRGB),
+    and `specks` of dust, crumbs or lint on the floor (none to a dozen, 0.5-2.5 mm)."""
 
     width_mm: float
     depth_mm: float
@@ -97,6 +98,7 @@ class TrayLook:
     rim_colour: RGB8
     gloss: float
     texture_seed: int
+    specks: int = 0
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,8 @@ class SetUp:
 
     `white_balance` is how far the camera corrects the light's colour (0 none, 1 fully);
     `vignetting` is the relative darkening at the picture's corners; `has_tray` is False for
-    pictures of something else.
+    pictures of something else; `chromatic_px` is the lens's lateral colour fringe at the
+    picture's corners (red and blue images shifted that many pixels apart).
     """
 
     camera: CameraPose
@@ -126,6 +129,7 @@ class SetUp:
     vignetting: float
     has_tray: bool = True
     seed: int = 0
+    chromatic_px: float = 0.0
 
     @classmethod
     def random(cls, seed: int, condition: str = "any") -> SetUp:
@@ -166,6 +170,13 @@ class SetUp:
         )
         tray = _random_tray(rng, condition)
         table = _random_table(rng)
+        # Later additions draw from their own stream, so earlier set-ups stay as they were.
+        more = np.random.default_rng([seed, 6])
+        if more.random() < 0.3:
+            # A window or a big shade: a broad source and soft shadows.
+            light = replace(light, size_mm=float(more.uniform(120.0, 450.0)))
+        if more.random() < 0.5:
+            tray = replace(tray, specks=int(more.integers(1, 12)))
         return cls(
             camera=camera,
             light=light,
@@ -176,6 +187,7 @@ class SetUp:
             vignetting=float(rng.uniform(0.05, 0.4)),
             has_tray=condition != "no-tray",
             seed=seed,
+            chromatic_px=float(more.uniform(0.0, 1.2)),
         )
 
 

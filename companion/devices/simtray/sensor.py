@@ -39,11 +39,15 @@ def develop(
     vignette: FloatArray,
     capture: Capture,
     rng: np.random.Generator,
+    chromatic_px: float = 0.0,
 ) -> ByteImage:
     """The camera's BGR uint8 picture (H x W x 3) of `radiance` (linear RGB, H x W x 3) with
-    per-channel `gain` (white balance and exposure) and the lens's `vignette` (H x W)."""
+    per-channel `gain` (white balance and exposure), the lens's `vignette` (H x W) and its
+    lateral colour fringe (`chromatic_px` apart at the corners)."""
     scale = np.float32(2.0**capture.exposure_ev)
     light = radiance * vignette[..., None]
+    if chromatic_px > 0.2:
+        light = _lateral_colour(light, chromatic_px)
     if capture.defocus_px > 0.3:
         light = np.asarray(cv2.GaussianBlur(light, (0, 0), capture.defocus_px), np.float32)
     if capture.motion_px > 0.5:
@@ -91,6 +95,25 @@ def from_jpeg(data: bytes) -> ByteImage:
     if image is None:
         raise ValueError("not a readable JPEG")
     return np.asarray(image, dtype=np.uint8)
+
+
+def _lateral_colour(light: FloatArray, fringe_px: float) -> FloatArray:
+    """Red imaged slightly larger and blue slightly smaller than green, about the centre, so
+    edges near the corners get colour fringes `fringe_px` wide, as simple lenses give."""
+    height, width = light.shape[:2]
+    half_diagonal = math.hypot(width, height) / 2
+    out = light.copy()
+    for channel, sign in ((0, 1.0), (2, -1.0)):
+        scale = 1.0 + sign * (fringe_px / 2) / half_diagonal
+        warp = cv2.getRotationMatrix2D(((width - 1) / 2, (height - 1) / 2), 0.0, scale)
+        out[..., channel] = cv2.warpAffine(
+            np.ascontiguousarray(light[..., channel]),
+            warp,
+            (width, height),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+    return out
 
 
 def _line_kernel(length_px: float, angle_deg: float) -> FloatArray:

@@ -114,9 +114,34 @@ def tray_floor_texture(tray: TrayLook, px_per_mm: float = 4.0) -> Texture:
     else:
         albedo = _colourful(rng, shape, colours, px_per_mm)
     albedo = albedo * _fibres(rng, shape, 0.035)[..., None]
+    albedo = _specks(np.random.default_rng([tray.texture_seed, 14]), albedo, tray.specks, px_per_mm)
     # Texture rows grow with world y, which points up the picture: flip so print reads upright.
     albedo = np.ascontiguousarray(albedo[::-1])
     return Texture(np.clip(albedo, 0.0, 1.0).astype(np.float32), x0, y0, px_per_mm)
+
+
+def _specks(
+    rng: np.random.Generator, albedo: FloatArray, count: int, px_per_mm: float
+) -> FloatArray:
+    """Dust, crumbs and lint: small dark or pale blobs, each 0.5-2.5 mm across."""
+    if count <= 0:
+        return albedo
+    out = np.ascontiguousarray(albedo, dtype=np.float32)
+    height, width = out.shape[:2]
+    for _ in range(count):
+        centre = (int(rng.integers(width)), int(rng.integers(height)))
+        radius = max(1, int(rng.uniform(0.25, 1.25) * px_per_mm))
+        tone = float(rng.choice([0.05, 0.15, 0.6, 0.85]))
+        colour = (tone * rng.uniform(0.8, 1.1), tone, tone * rng.uniform(0.8, 1.1))
+        if rng.random() < 0.3:  # a fibre of lint
+            end = (
+                centre[0] + int(rng.normal(0, 4) * px_per_mm),
+                centre[1] + int(rng.normal(0, 4) * px_per_mm),
+            )
+            cv2.line(out, centre, end, colour, max(1, radius // 2), cv2.LINE_AA)
+        else:
+            cv2.circle(out, centre, radius, colour, -1, cv2.LINE_AA)
+    return out
 
 
 def _pattern(
