@@ -175,7 +175,8 @@ install_app() {
         run python3 -m venv --system-site-packages "$venv"
     fi
     run "$venv/bin/python" -m pip install --quiet --upgrade pip
-    run "$venv/bin/python" -m pip install --quiet --upgrade "${source_dir}[pi]"
+    # The constraints keep numpy at the 1.x that apt's picamera2 and simplejpeg were built for.
+    run "$venv/bin/python" -m pip install --quiet --upgrade -c "$here/constraints-pi.txt" "${source_dir}[pi]"
 }
 
 place_files() {
