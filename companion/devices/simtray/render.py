@@ -6,6 +6,7 @@ import functools
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -198,8 +199,6 @@ def _truth(
 
 
 def _hull_area(points: npt.NDArray[np.float64]) -> float:
-    import cv2
-
     hull = cv2.convexHull(points.astype(np.float32))
     return float(cv2.contourArea(hull))
 

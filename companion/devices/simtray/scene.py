@@ -12,12 +12,13 @@ All lengths are millimetres, angles degrees, colour temperatures kelvin, sizes p
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
 from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Counts
+from companion.devices.simtray.colour import SKIN_SRGB
 
 PrintKind = Literal["plain", "gradient", "pattern", "texture", "colourful"]
 TableKind = Literal["wood", "cloth", "noise"]
@@ -272,8 +273,6 @@ class HandPose:
     @classmethod
     def random(cls, seed: int) -> HandPose:
         """A hand pose drawn at random."""
-        from companion.devices.simtray.colour import SKIN_SRGB
-
         rng = np.random.default_rng([seed, 4])
         return cls(
             side=int(rng.integers(4)),
@@ -300,7 +299,6 @@ class TrayScene:
     arrangement: Arrangement
     hand: HandPose | None = None
     condition: str = "any"
-    extra: tuple[tuple[str, float], ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
         if self.counts.total > 60:

@@ -211,16 +211,15 @@ def drop_frames(
     for f in range(frames):
         t = f / fps
         shutter = 0.5 / fps
-        cubes, moving, subs = _cubes_at(final, t, arrive, travel, start_xy, spin_axes, spins)
+        cubes, moving = _cubes_at(final, t, arrive, travel, start_xy, spin_axes, spins)
         steps = []
         if any(moving):
             for k in (1, 2, 3):
-                step, _, _ = _cubes_at(
+                step, _ = _cubes_at(
                     final, t - shutter * k / 3, arrive, travel, start_xy, spin_axes, spins
                 )
                 # Cubes not yet arrived at the earlier instant stay where they are now.
                 steps.append(step if len(step) == len(cubes) else cubes)
-        del subs
         out.append(
             render_cubes(
                 scene,
@@ -242,7 +241,8 @@ def _cubes_at(
     start_xy: list[np.ndarray],
     spin_axes: list[np.ndarray],
     spins: np.ndarray,
-) -> tuple[list[PlacedCube], list[bool], int]:
+) -> tuple[list[PlacedCube], list[bool]]:
+    """The cubes already in the tray at time `t` (s) where they are then, and which move."""
     cubes: list[PlacedCube] = []
     moving: list[bool] = []
     for i, cube in enumerate(final):
@@ -261,7 +261,7 @@ def _cubes_at(
         rotation = rot_axis(spin_axes[i], spins[i] * (1.0 - ease)) @ cube.rotation
         cubes.append(replace(cube, centre=centre, rotation=rotation))
         moving.append(True)
-    return cubes, moving, 0
+    return cubes, moving
 
 
 def hand_frames(scene: TrayScene, *, frames: int = 8, jpeg: bool = False) -> list[RenderedTray]:
