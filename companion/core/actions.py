@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 from companion.core import tracks
+from companion.core.box import token_key
 from companion.core.components import (
     COMMODITIES_PER_GOOD,
     COMPLETION_VP,
@@ -27,12 +29,12 @@ from companion.core.draft import Draft
 from companion.core.errors import MissingBoxDataError, RuleError
 from companion.core.events import (
     ACTION_COLOUR,
+    ActionEvent,
     AdvanceOrder,
     Build,
     BuyProduction,
     LoadCannons,
     MoveShips,
-    Pass,
     Plan,
     Progress,
     TakeGold,
@@ -41,6 +43,11 @@ from companion.core.events import (
 )
 from companion.core.flow import end_phase
 from companion.core.state import Category, GameState, Island, OwnedToken, Player
+
+_POSITION = {colour: i for i, colour in enumerate(COLOURS)}
+_ACTIONS_SHOWN = {ProgressKind.EXTRA_AP_ONE: 1, ProgressKind.EXTRA_AP_TWO: 2}
+_WHITE = _POSITION[Colour.WHITE]
+_SWAP = {Colour.RED: Colour.GREEN, Colour.GREEN: Colour.RED}
 
 
 def check_turn(state: GameState, player: int) -> Player:
@@ -82,13 +89,12 @@ def on_last_space(state: GameState, player: Player) -> bool:
 def action_ap(state: GameState, player: Player, colour: Colour, special: bool) -> int:
     """AP for one action before gold: phase AP plus token bonuses; refuses an unavailable action."""
     space = state.action_space
-    white = COLOURS.index(Colour.WHITE)
     if special:
         if colour is Colour.WHITE:
             raise RuleError(
                 "5.7 special action", "a special action performs another colour's action"
             )
-        if state.options.white_needs_white_cubes and space[white] == 0:
+        if state.options.white_needs_white_cubes and space[_WHITE] == 0:
             raise RuleError(
                 "5.7 special action (A2)", "a special action needs white cubes in the action space"
             )
@@ -105,11 +111,10 @@ def action_ap(state: GameState, player: Player, colour: Colour, special: bool) -
             )
         bonus = token_bonus(player, colour) if state.options.special_action_token_bonus else 0
         return state.phase_ap + bonus
-    index = colour.position
-    present = space[index] > 0
+    present = space[_POSITION[colour]] > 0
     if not present and player.owns(ProgressKind.GREEN_RED):
-        swap = {Colour.RED: Colour.GREEN, Colour.GREEN: Colour.RED}.get(colour)
-        present = swap is not None and space[swap.position] > 0
+        swap = _SWAP.get(colour)
+        present = swap is not None and space[_POSITION[swap]] > 0
     if not present:
         raise RuleError(
             "3 available actions",
@@ -165,7 +170,8 @@ def complete_island(d: Draft, number: int, completer: int) -> None:
 
 
 def _open_island(d: Draft, number: int) -> Island:
-    island = d.view().island(number) if "islands" in d.changes else d.base.island(number)
+    islands: tuple[Island, ...] = d.get("islands")
+    island = next((isl for isl in islands if isl.number == number), None)
     if island is None:
         raise RuleError(
             "5.5 build", f"island {number} has no trading post yet, so nobody can build there"
@@ -286,14 +292,14 @@ def plan(d: Draft, event: Plan) -> int:
 
 
 def _token_taken_so_far(
-    state_players: list[Player], kind: ProgressKind, actions: tuple[Colour, ...]
+    state_players: list[Player], key: tuple[ProgressKind, tuple[Colour, ...]]
 ) -> int:
-    key = tuple(sorted(actions, key=lambda c: c.position))
+    kind = key[0]
     return sum(
         1
         for p in state_players
         for t in p.tokens
-        if t.kind is kind and tuple(sorted(t.actions, key=lambda c: c.position)) == key
+        if t.kind is kind and token_key(t.kind, t.actions) == key
     )
 
 
@@ -312,7 +318,7 @@ def progress(d: Draft, event: Progress, ap: int) -> int:
         )
     tokens = list(player.tokens)
     for taken in event.tokens:
-        wanted = {ProgressKind.EXTRA_AP_ONE: 1, ProgressKind.EXTRA_AP_TWO: 2}.get(taken.token, 0)
+        wanted = _ACTIONS_SHOWN.get(taken.token, 0)
         if len(taken.actions) != wanted or len(set(taken.actions)) != wanted:
             raise RuleError(
                 "9 progress tokens", f"a {taken.token.value} token shows {wanted} action(s)"
@@ -327,11 +333,9 @@ def progress(d: Draft, event: Progress, ap: int) -> int:
             )
         in_box = d.base.box.token_count(taken.token, taken.actions)
         if in_box is not None:
-            so_far = _token_taken_so_far(d.players, taken.token, taken.actions)
-            so_far += _token_taken_so_far(
-                [Player("", 0, tokens=tuple(tokens[len(player.tokens) :]))],
-                taken.token,
-                taken.actions,
+            key = token_key(taken.token, taken.actions)
+            so_far = _token_taken_so_far(d.players, key) + sum(
+                1 for t in tokens[len(player.tokens) :] if token_key(t.kind, t.actions) == key
             )
             if so_far + 1 > in_box:
                 raise RuleError(
@@ -356,17 +360,17 @@ def progress(d: Draft, event: Progress, ap: int) -> int:
 def build(d: Draft, event: Build) -> int:
     """Green (5.5): tiles from the personal supply on islands with the player's post; scoring."""
     index = event.player
-    supply = Counter(d.players[index].supply)
+    supply = list(d.players[index].supply)  # sorted; removing keeps it sorted
     commodities_left = list(d.get("commodities_left"))
     cost = 0
     for tile in event.tiles:
         key = (tile.tile.value, tile.size)
-        if supply[key] == 0:
+        if key not in supply:
             raise RuleError(
                 "5.5 build",
                 f"no {tile.tile.value} tile of size {tile.size} in {d.players[index].name}'s supply: plan it first",
             )
-        supply[key] -= 1
+        supply.remove(key)
         island = _open_island(d, tile.island)
         if island.posts[index] == 0:
             raise RuleError(
@@ -398,7 +402,7 @@ def build(d: Draft, event: Build) -> int:
         if tile.completes:
             complete_island(d, tile.island, index)
     d.set(commodities_left=tuple(commodities_left))
-    d.update(index, supply=tuple(sorted(supply.elements())))
+    d.update(index, supply=tuple(supply))
     return cost
 
 
@@ -473,47 +477,60 @@ def advance_order(d: Draft, event: AdvanceOrder, ap: int) -> int:
     return reach.moved
 
 
+def _plan_cost(d: Draft, event: Plan, ap: int) -> int:
+    return plan(d, event)
+
+
+def _build_cost(d: Draft, event: Build, ap: int) -> int:
+    return build(d, event)
+
+
+def _buy_cost(d: Draft, event: BuyProduction, ap: int) -> int:
+    return buy_production(d, event)
+
+
+def _ships_cost(d: Draft, event: MoveShips, ap: int) -> int:
+    cost = move_ships(d, event, ap)
+    return max(0, cost - SHIPS_TOKEN_AP) if event.use_ships_token else cost
+
+
+# Each action's rules, returning the AP the action costs (gold spent included).
+_ACTIONS: dict[type[Any], Callable[[Draft, Any, int], int]] = {
+    MoveShips: _ships_cost,
+    LoadCannons: load_cannons,
+    Plan: _plan_cost,
+    Progress: progress,
+    Build: _build_cost,
+    BuyProduction: _buy_cost,
+    AdvanceOrder: advance_order,
+}
+
+
 def take_turn(d: Draft, event: TurnEvent) -> None:
     """One player's choice for the phase, then the next player (or the phase ends)."""
     state = d.base
     check_turn(state, event.player)
     index = event.player
-    if isinstance(event, Pass):
-        pass
-    elif isinstance(event, TakeGold):
-        divisor = 2 if state.players[index].owns(ProgressKind.GOLD_2_1) else 3
-        d.gain_gold(index, -(-state.cubes_in_action_space // divisor))
-    elif isinstance(event, TakeVictoryPoints):
-        _use_token(d, index, ProgressKind.VP_FOR_CUBES, state.options.vp_token_once, "VP-for-cubes")
-        d.add_vp(index, Category.VP_TOKEN, state.cubes_in_action_space)
-    else:
-        colour = ACTION_COLOUR[type(event)]
+    kind = type(event)
+    rules = _ACTIONS.get(kind)
+    if rules is not None:
+        assert isinstance(event, ActionEvent)
         player = state.players[index]
-        base_ap = action_ap(state, player, colour, event.special)
+        base_ap = action_ap(state, player, ACTION_COLOUR[type(event)], event.special)
         gold = event.gold_spent
         if gold > player.gold:
             raise RuleError("3.4 gold", f"{player.name} has {player.gold} gold, not {gold}")
         # Gold is spent first, so gold gained by the action meets the cap afterwards.
         if gold:
             d.update(index, gold=player.gold - gold)
-        ap = base_ap + gold
-        if isinstance(event, MoveShips):
-            cost = move_ships(d, event, ap)
-            if event.use_ships_token:
-                cost = max(0, cost - SHIPS_TOKEN_AP)
-        elif isinstance(event, LoadCannons):
-            cost = load_cannons(d, event, ap)
-        elif isinstance(event, Plan):
-            cost = plan(d, event)
-        elif isinstance(event, Progress):
-            cost = progress(d, event, ap)
-        elif isinstance(event, Build):
-            cost = build(d, event)
-        elif isinstance(event, BuyProduction):
-            cost = buy_production(d, event)
-        else:
-            cost = advance_order(d, event, ap)
+        cost = rules(d, event, base_ap + gold)
         check_gold_use(d, gold, cost, base_ap)
+    elif kind is TakeGold:
+        divisor = 2 if state.players[index].owns(ProgressKind.GOLD_2_1) else 3
+        d.gain_gold(index, -(-state.cubes_in_action_space // divisor))
+    elif kind is TakeVictoryPoints:
+        _use_token(d, index, ProgressKind.VP_FOR_CUBES, state.options.vp_token_once, "VP-for-cubes")
+        d.add_vp(index, Category.VP_TOKEN, state.cubes_in_action_space)
     turn = state.turn_index + 1
     if turn < len(state.turn_order):
         d.set(turn_index=turn)

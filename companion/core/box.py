@@ -119,12 +119,7 @@ class BoxData(BaseModel):
         """How many tokens of this kind (showing these actions) the box holds; None if unknown."""
         if self.progress_tokens is None:
             return None
-        key = tuple(sorted(actions, key=lambda c: c.position)) if kind in ACTION_TOKEN_KINDS else ()
-        return sum(
-            t.count
-            for t in self.progress_tokens
-            if t.kind is kind and tuple(sorted(t.actions, key=lambda c: c.position)) == key
-        )
+        return _token_table(self.progress_tokens).get(token_key(kind, actions), 0)
 
     def tile_value(self, kind_is_village: bool, size: int) -> TileValue | None:
         """The printed values for a tile of this size, or None if the box data lacks them."""
@@ -139,6 +134,39 @@ class BoxData(BaseModel):
     def pirate_pool(self) -> Counter[int] | None:
         """The pirate strengths in the box as a multiset, or None if unknown."""
         return None if self.pirate_markers is None else Counter(self.pirate_markers)
+
+
+def token_key(
+    kind: ProgressKind, actions: tuple[Colour, ...]
+) -> tuple[ProgressKind, tuple[Colour, ...]]:
+    """A token's identity: its kind and, for extra-AP tokens, its actions in circuit order."""
+    if kind not in ACTION_TOKEN_KINDS:
+        return kind, ()
+    if len(actions) < 2:
+        return kind, actions
+    return kind, tuple(sorted(actions, key=_CIRCUIT.__getitem__))
+
+
+_CIRCUIT = {colour: i for i, colour in enumerate(Colour)}
+# Token counts by identity, per progress_tokens tuple (a game looks them up for every token
+# taken). Kept by identity with a reference, so an id is never reused while cached.
+_TOKEN_TABLES: dict[int, tuple[object, dict[tuple[ProgressKind, tuple[Colour, ...]], int]]] = {}
+
+
+def _token_table(
+    supplies: tuple[TokenSupply, ...],
+) -> dict[tuple[ProgressKind, tuple[Colour, ...]], int]:
+    cached = _TOKEN_TABLES.get(id(supplies))
+    if cached is not None and cached[0] is supplies:
+        return cached[1]
+    table: dict[tuple[ProgressKind, tuple[Colour, ...]], int] = {}
+    for supply in supplies:
+        key = token_key(supply.kind, supply.actions)
+        table[key] = table.get(key, 0) + supply.count
+    if len(_TOKEN_TABLES) >= 16:
+        _TOKEN_TABLES.clear()
+    _TOKEN_TABLES[id(supplies)] = (supplies, table)
+    return table
 
 
 REAL_BOX = BoxData(name="Amerigo (Queen Games 2013): only what the rule text states")

@@ -33,12 +33,15 @@ def evolve(obj: T, changes: dict[str, Any]) -> T:
 class Draft:
     """Pending changes to `base`; `state()` returns the new snapshot."""
 
-    __slots__ = ("base", "changes", "players")
+    __slots__ = ("_fresh", "base", "changes", "players")
 
     def __init__(self, base: GameState) -> None:
         self.base = base
         self.players: list[Player] = list(base.players)
         self.changes: dict[str, Any] = {}
+        # Bit i: players[i] is a copy this draft made that no state shows yet, so further
+        # changes may go into it directly instead of copying the sheet again.
+        self._fresh = 0
 
     def get(self, name: str) -> Any:
         """A field of the state as changed so far."""
@@ -50,12 +53,24 @@ class Draft:
 
     def view(self) -> GameState:
         """The state as changed so far (a new snapshot; cheap enough for occasional use)."""
+        self._fresh = 0  # the snapshot shows the copies: from now on they must not change
         return evolve(self.base, {**self.changes, "players": tuple(self.players)})
 
     def update(self, index: int, **changes: Any) -> Player:
-        """Change fields of one player; returns the changed player."""
+        """Change fields of one player; returns the changed player.
+
+        A player object returned earlier by this draft may be the one changed: read what you
+        need from it before calling this.
+        """
+        if self._fresh >> index & 1:
+            player = self.players[index]
+            if not _FIELDS[Player].issuperset(changes):
+                raise TypeError(f"not fields of Player: {set(changes) - _FIELDS[Player]}")
+            player.__dict__.update(changes)
+            return player
         player = evolve(self.players[index], changes)
         self.players[index] = player
+        self._fresh |= 1 << index
         return player
 
     def add_vp(self, index: int, category: Category, amount: int) -> None:

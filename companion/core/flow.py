@@ -22,7 +22,8 @@ EMPTY7 = (0, 0, 0, 0, 0, 0, 0)
 
 def order_of(players: tuple[Player, ...] | list[Player]) -> tuple[int, ...]:
     """Player order: farthest on the special track first, higher in a stack first (3.2)."""
-    return tuple(sorted(range(len(players)), key=lambda i: (-players[i].track, -players[i].stamp)))
+    keys = [(-p.track, -p.stamp) for p in players]
+    return tuple(sorted(range(len(players)), key=keys.__getitem__))
 
 
 def begin_phase(d: Draft) -> None:

@@ -151,6 +151,11 @@ _HANDLERS: dict[type[Any], Callable[[Draft, Any], None]] = {
     },
 }
 _TOWER_EVENTS = (SetupDrop, Drop, StrayCubes)
+_TOWER_KINDS = frozenset(_TOWER_EVENTS)
+
+
+_CUBE_FIELDS = frozenset({"storage", "action_space", "stray", "tower"})
+_SEVEN_EACH = [CUBES_PER_COLOUR] * 7
 
 
 def apply(state: GameState, event: Event) -> GameState:
@@ -158,7 +163,8 @@ def apply(state: GameState, event: Event) -> GameState:
 
     Every event but a `Correction`, which needs the log (`corrections.correct`).
     """
-    handler = _HANDLERS.get(type(event))
+    kind = type(event)
+    handler = _HANDLERS.get(kind)
     if handler is None:
         raise RuleError(
             "3 corrections",
@@ -167,23 +173,24 @@ def apply(state: GameState, event: Event) -> GameState:
         )
     draft = Draft(state)
     handler(draft, event)
-    draft.set(events_applied=state.events_applied + 1)
-    if isinstance(event, _TOWER_EVENTS):
-        draft.set(tower_event_count=state.tower_event_count + 1)
+    changes = draft.changes
+    changes["events_applied"] = state.events_applied + 1
+    if kind in _TOWER_KINDS:
+        changes["tower_event_count"] = state.tower_event_count + 1
     new = draft.view()
-    check_conservation(new)
+    # Cubes move only where one of these fields changed; an unchanged field was checked before.
+    if not changes.keys().isdisjoint(_CUBE_FIELDS):
+        check_conservation(new)
     return new
 
 
 def check_conservation(state: GameState) -> None:
     """Per colour: storage + action space + stray + tower = 7, none below zero (section 3)."""
-    for cubes in zip(state.storage, state.action_space, state.stray, state.tower, strict=True):
-        if min(cubes) < 0:
-            raise RuleError("3 the 49 cubes are conserved", "a cube location went below zero")
-        if sum(cubes) != CUBES_PER_COLOUR:
-            raise RuleError(
-                "3 the 49 cubes are conserved", "the cubes of a colour do not add up to 7"
-            )
+    storage, space, stray, tower = state.storage, state.action_space, state.stray, state.tower
+    if min(storage) < 0 or min(space) < 0 or min(stray) < 0 or min(tower) < 0:
+        raise RuleError("3 the 49 cubes are conserved", "a cube location went below zero")
+    if list(map(sum, zip(storage, space, stray, tower, strict=True))) != _SEVEN_EACH:
+        raise RuleError("3 the 49 cubes are conserved", "the cubes of a colour do not add up to 7")
 
 
 def is_tower_event(event: Event) -> bool:

@@ -59,7 +59,8 @@ def drop(d: Draft, event: Drop) -> None:
     storage = list(state.storage)
     storage[phase] = 0
     reading = event.counts.as_tuple()
-    _check_came_out(reading, tower_in, f"the {state.colour.value} phase's reading")
+    if any(n > limit for n, limit in zip(reading, tower_in, strict=True)):
+        _check_came_out(reading, tower_in, f"the {state.colour.value} phase's reading")
     d.set(
         tower=_minus(tower_in, reading),
         storage=tuple(storage),

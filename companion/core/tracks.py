@@ -10,7 +10,7 @@ track ends, once some disc reached the end).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from companion.core.cubes import Colour
 from companion.core.errors import MissingBoxDataError, RuleError
@@ -18,8 +18,7 @@ from companion.core.events import AdvanceOrder, Progress
 from companion.core.state import GameState, Player
 
 
-@dataclass(frozen=True, slots=True)
-class Reached:
+class Reached(NamedTuple):
     """What one move on a track did.
 
     `moved` spaces (1 AP each); `compensation`: the 2 gold for AP lost at the track's end;
@@ -60,6 +59,8 @@ def _shown(value: object) -> object:
 
 def _check_readings(rule: str, field: str, readings: Sequence[tuple[str, object, object]]) -> None:
     """Refuse sheet readings that differ from what the box data's layout gives."""
+    if all(given is None or given == wanted for _, given, wanted in readings):
+        return
     differ = [
         f"{name} read {_shown(given)}, the box data gives {_shown(wanted)}"
         for name, given, wanted in readings
