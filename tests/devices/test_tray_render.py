@@ -36,6 +36,14 @@ def small(scene: TrayScene) -> TrayScene:
     return dataclasses.replace(scene, setup=dataclasses.replace(scene.setup, image_size=SMALL))
 
 
+def test_picture_size_can_be_asked_for() -> None:
+    scene = TrayScene.random(6, "any", image_size=(320, 200))
+    assert scene.image_size == (320, 200)
+    assert render(scene).image.shape == (200, 320, 3)
+    with pytest.raises(ValueError, match="picture size"):
+        TrayScene.random(6, image_size=(0, 100))
+
+
 def test_same_seed_same_picture_and_truth() -> None:
     scene = TrayScene.random(41, "clustered")
     assert TrayScene.random(41, "clustered") == scene

@@ -312,12 +312,14 @@ class TrayScene:
         *,
         counts: Counts | None = None,
         setup: SetUp | None = None,
+        image_size: tuple[int, int] | None = None,
     ) -> TrayScene:
         """A scene drawn at random for `condition` (one of CONDITIONS).
 
         `counts` fixes what lies in the tray (otherwise drawn: most drops 1-15 cubes, the
         set-up drop 30-49, never more than 7 of a colour); `setup` fixes the camera, light and
-        tray (otherwise drawn from the same seed).
+        tray (otherwise drawn from the same seed); `image_size` (width, height) in pixels
+        overrides the set-up's picture size.
         """
         _check_condition(condition)
         rng = np.random.default_rng([seed, 5])
@@ -326,6 +328,11 @@ class TrayScene:
         elif condition == "no-tray" and setup.has_tray:
             # Something else in front of the same camera, under the same light.
             setup = replace(setup, has_tray=False)
+        if image_size is not None:
+            width, height = image_size
+            if not (16 <= width <= 8192 and 16 <= height <= 8192):
+                raise ValueError(f"picture size must be 16-8192 pixels a side, got {image_size}")
+            setup = replace(setup, image_size=(int(width), int(height)))
         if counts is None:
             counts = random_counts(rng, condition)
         hand = HandPose.random(seed) if condition == "hand" else None
