@@ -285,3 +285,12 @@ def test_make_trays_writes_calibration_folders(tmp_path: Path) -> None:
     bad = subprocess.run([*args, "--size", "big"], capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "WIDTHxHEIGHT" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_a_bumped_camera_moves_the_tray_in_the_picture() -> None:
+    cal = calibration_set(14, "bumped", tests=1, image_size=SMALL)
+    assert cal.empty.scene.setup == cal.setup
+    moved = cal.tests[0]
+    assert moved.scene.setup != cal.setup
+    shift = np.abs(np.array(moved.tray_corners) - np.array(cal.empty.tray_corners)).max()
+    assert shift > 1.0

@@ -39,6 +39,7 @@ CONDITIONS: tuple[str, ...] = (
     "hand",
     "no-tray",
     "dark",
+    "bumped",
 )
 """Condition names `TrayScene.random` accepts. "any" draws every parameter over its full range;
 each other name pins one aspect to its hard end and draws the rest as "any" does:
@@ -46,7 +47,9 @@ warm 2700-3200 K, daylight 5800-6500 K, neutral 3800-5200 K, tilted 15-20 degree
 vertical, clustered (cubes touching in heaps, some leaning or stacked), setup-drop (30-49
 cubes), noisy (high gain noise and JPEG quality 60-70), blurred (defocus and shake), empty
 (no cube), colourful (a many-coloured tray print), hand (a hand reaching into view),
-no-tray (a picture of something else), dark (lens covered or lamp off: a nearly black frame)."""
+no-tray (a picture of something else), dark (lens covered or lamp off: a nearly black frame),
+bumped (under a given set-up: the camera knocked a little since, moved 4-12 mm and turned up
+to 3 degrees, so the tray is no longer where calibration saw it)."""
 
 
 @dataclass(frozen=True)
@@ -328,6 +331,8 @@ class TrayScene:
         elif condition == "no-tray" and setup.has_tray:
             # Something else in front of the same camera, under the same light.
             setup = replace(setup, has_tray=False)
+        if condition == "bumped":
+            setup = _bumped(setup, rng)
         if image_size is not None:
             width, height = image_size
             if not (16 <= width <= 8192 and 16 <= height <= 8192):
@@ -365,6 +370,19 @@ class TrayScene:
     def jpeg_quality(self) -> int:
         """JPEG quality the camera used (60-95)."""
         return self.capture.jpeg_quality
+
+
+def _bumped(setup: SetUp, rng: np.random.Generator) -> SetUp:
+    """`setup` with its camera knocked: moved 4-12 mm across the tray and turned 1-3 degrees."""
+    angle = rng.uniform(0.0, 2 * math.pi)
+    shift = rng.uniform(4.0, 12.0)
+    camera = replace(
+        setup.camera,
+        target_x_mm=setup.camera.target_x_mm + shift * math.cos(angle),
+        target_y_mm=setup.camera.target_y_mm + shift * math.sin(angle),
+        yaw_deg=setup.camera.yaw_deg + float(rng.choice([-1.0, 1.0]) * rng.uniform(1.0, 3.0)),
+    )
+    return replace(setup, camera=camera)
 
 
 def random_counts(rng: np.random.Generator, condition: str) -> Counts:

@@ -20,7 +20,7 @@ TRUTH_VERSION = 1
 
 # Conditions that describe one picture rather than a set-up: calibration pictures are taken
 # without them (nobody calibrates with a hand in view or the lamp off).
-_PICTURE_ONLY = {"empty", "hand", "no-tray", "dark", "setup-drop", "clustered"}
+_PICTURE_ONLY = {"empty", "hand", "no-tray", "dark", "setup-drop", "clustered", "bumped"}
 
 
 def sub_seed(seed: int, *path: int) -> int:
