@@ -86,10 +86,19 @@ def end_round(d: Draft) -> None:
 
 
 def pirate_strength_against(
-    players: list[Player] | tuple[Player, ...], index: int, pirates: int, additive: bool
+    players: list[Player] | tuple[Player, ...],
+    index: int,
+    pirates: int,
+    additive: bool,
+    plus_tokens: list[int] | None = None,
 ) -> int:
-    """The pirates' strength against one player: +2 per "+2 pirates" token of another player."""
-    others = sum(p.owns(ProgressKind.PIRATES_PLUS_2) for i, p in enumerate(players) if i != index)
+    """The pirates' strength against one player: +2 per "+2 pirates" token of another player.
+
+    `plus_tokens`: each player's count of those tokens, when the caller has it already.
+    """
+    if plus_tokens is None:
+        plus_tokens = [p.owns(ProgressKind.PIRATES_PLUS_2) for p in players]
+    others = sum(plus_tokens) - plus_tokens[index]
     if not additive:
         others = min(others, 1)
     return pirates + PIRATES_PLUS * others
@@ -100,8 +109,9 @@ def pirates_attack(d: Draft) -> None:
     strength = sum(d.get("pirates"))
     additive = d.base.options.pirate_tokens_additive
     before = tuple(d.players)  # tokens do not change during the attack
+    plus = [p.owns(ProgressKind.PIRATES_PLUS_2) for p in before]
     for index, player in enumerate(before):
-        faced = pirate_strength_against(before, index, strength, additive)
+        faced = pirate_strength_against(before, index, strength, additive, plus)
         if player.cannons >= faced:
             d.update(index, cannons=player.cannons - faced)
             bounty = player.owns(ProgressKind.DEFENCE_BOUNTY)

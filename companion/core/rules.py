@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from operator import add
 from typing import Any
 
 from companion.core import actions, tower
@@ -189,7 +190,7 @@ def check_conservation(state: GameState) -> None:
     storage, space, stray, tower = state.storage, state.action_space, state.stray, state.tower
     if min(storage) < 0 or min(space) < 0 or min(stray) < 0 or min(tower) < 0:
         raise RuleError("3 the 49 cubes are conserved", "a cube location went below zero")
-    if list(map(sum, zip(storage, space, stray, tower, strict=True))) != _SEVEN_EACH:
+    if list(map(add, map(add, storage, space), map(add, stray, tower))) != _SEVEN_EACH:
         raise RuleError("3 the 49 cubes are conserved", "the cubes of a colour do not add up to 7")
 
 
