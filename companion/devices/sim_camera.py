@@ -150,7 +150,9 @@ class SimulatedCamera:
             delay = self._next_due - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
-            self._next_due = max(self._next_due + 1.0 / self._fps, time.monotonic())
+            # One period after this frame at the earliest: a slow render is not made up for
+            # with a burst of frames.
+            self._next_due = max(self._next_due, time.monotonic()) + 1.0 / self._fps
         return Frame(image=picture.image, timestamp=time.monotonic(), index=index)
 
     def close(self) -> None:
