@@ -46,7 +46,7 @@ def test_inconsistent_progress_readings_are_refused(reading: dict[str, int], mes
     state = with_tray({"brown": 4}, box=REAL_BOX).state
     tokens = (END7,) * (reading["vp_spaces"] if reading["vp_spaces"] <= 4 else 0)
     with pytest.raises(RuleError, match=message):
-        apply(state, Progress(player=0, tokens=tokens, **reading))  # type: ignore[arg-type]
+        apply(state, Progress(player=0, tokens=tokens, **reading))
 
 
 def test_the_track_end_is_learned_from_a_reading() -> None:
