@@ -195,9 +195,10 @@ def _shade(
     half_vec = view + to_light
     half_vec /= np.linalg.norm(half_vec, axis=1, keepdims=True)
     gloss = np.array([b.gloss for b in boxes], dtype=np.float32)[box_of]
-    # Matt acrylic paint: a few percent of the light in a broad lobe (energy-normalised
-    # Blinn-Phong with exponent 20 peaks at about 1.1 times the weight).
-    spec = gloss * np.clip(np.einsum("ij,ij->i", normal, half_vec), 0.0, 1.0) ** 20 * 1.1
+    # Satin acrylic paint: a few percent of the light in a broad lobe (energy-normalised
+    # Blinn-Phong with exponent 20 peaks at about 1.1 times the reflectance; the weights in
+    # PAINT_GLOSS are a little above the 4% of a dielectric, so scale them down).
+    spec = gloss * np.clip(np.einsum("ij,ij->i", normal, half_vec), 0.0, 1.0) ** 20 * 0.8
     spec *= (lambert > 0) * falloff * vis
     radiance = albedo * irradiance + spec[:, None] * light.colour[None, :]
     return np.asarray(radiance, dtype=np.float32)

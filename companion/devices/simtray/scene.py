@@ -75,8 +75,9 @@ class CameraPose:
 
 @dataclass(frozen=True)
 class Light:
-    """The room: one main lamp (point light, or the sun through a window when distance is inf)
-    and a diffuse fill. `ambient` is the fill's strength relative to the lamp on the floor."""
+    """The room: one main lamp (point light, or the sun through a window when distance is inf;
+    in some set-ups the product's LED ring at the camera) and a diffuse fill. `ambient` is the
+    fill's strength relative to the lamp on the floor."""
 
     kelvin: float
     azimuth_deg: float
@@ -181,6 +182,17 @@ class SetUp:
             light = replace(light, size_mm=float(more.uniform(120.0, 450.0)))
         if more.random() < 0.5:
             tray = replace(tray, specks=int(more.integers(1, 12)))
+        if more.random() < 0.25:
+            # The product's own LED ring around the lens: light from the camera's position,
+            # highlights on every cube's top, short shadows hidden behind the cubes.
+            light = replace(
+                light,
+                azimuth_deg=camera.tilt_azimuth_deg,
+                elevation_deg=90.0 - camera.tilt_deg,
+                distance_mm=camera.height_mm / math.cos(math.radians(camera.tilt_deg)) + 5.0,
+                size_mm=float(more.uniform(40.0, 90.0)),
+                ambient=float(more.uniform(0.15, 0.45)),
+            )
         return cls(
             camera=camera,
             light=light,
