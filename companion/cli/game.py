@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.cli.errors import CommandError
+from companion.core.box import REAL_BOX, TEST_BOX
 from companion.core.errors import LogError
 from companion.core.log import parse_log, replay
 from companion.core.simulate import simulate_game
@@ -25,6 +26,12 @@ def register(subparsers: Any) -> None:
     )
     simulate.add_argument("--players", type=int, required=True, choices=(2, 3, 4))
     simulate.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    simulate.add_argument(
+        "--real-box",
+        action="store_true",
+        help="tell the engine only what the rule text states (REAL_BOX): the simulated players "
+        "read track layouts and tile values off a hidden test box and put them in the events",
+    )
     simulate.set_defaults(handler=run_simulate)
 
     replay_parser = commands.add_parser(
@@ -39,7 +46,8 @@ def register(subparsers: Any) -> None:
 
 def run_simulate(args: argparse.Namespace) -> int:
     """Print one simulated game's whole log as one JSON document."""
-    game = simulate_game(args.players, args.seed)
+    box = REAL_BOX if args.real_box else TEST_BOX
+    game = simulate_game(args.players, args.seed, box=box)
     sys.stdout.write(game.to_json() + "\n")
     return 0
 

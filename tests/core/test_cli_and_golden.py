@@ -60,6 +60,18 @@ def test_simulate_is_identical_for_the_same_seed(capsys: pytest.CaptureFixture[s
     assert log["players"] and log["options"] and log["box"]["test_box"] and log["events"]
 
 
+def test_simulate_with_the_real_box(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, text, _ = _run(capsys, "game", "simulate", "--players", "3", "--real-box")
+    assert status == 0
+    log = json.loads(text)
+    assert log["box"]["progress_track"] is None and not log["box"]["test_box"]
+    assert any(e.get("highest_vp") is not None for e in log["events"])
+    path = tmp_path / "real.json"
+    path.write_text(text)
+    status, out, _ = _run(capsys, "game", "replay", str(path), "--json")
+    assert status == 0 and json.loads(out)["finished"]
+
+
 def test_replay_readable_and_unfinished(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     log = json.loads((FIXTURES / "sim-2p-seed1.json").read_text())
     log["events"] = log["events"][:40]
