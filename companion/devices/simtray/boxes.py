@@ -17,8 +17,15 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.devices.simtray.backdrop import FLOOR, TABLE, Backdrop, rim_visibility
+from companion.devices.simtray.backdrop import (
+    FLOOR,
+    TABLE,
+    Backdrop,
+    LightModel,
+    rim_visibility,
+)
 from companion.devices.simtray.camera import PinholeCamera
+from companion.devices.simtray.scene import TrayLook
 
 FloatArray = npt.NDArray[np.float32]
 F64Array = npt.NDArray[np.float64]
@@ -319,6 +326,8 @@ def _floor_shadows(
                 continue
             poly = inter.reshape(-1, 2)
         shadows.append(_on_ground(cam, poly, ground))
+        if setup.has_tray:
+            shadows.extend(_wall_shadows(cam, corners, light, tray))
         # The corners on (or nearly on) the floor: four for a flat box, two for a leaning one.
         base = corners[corners[:, 2] < ground + 0.7 * float(box.half.min())]
         if base.shape[0] >= 3:
@@ -345,6 +354,57 @@ def _floor_shadows(
     shadow = np.asarray(cv2.GaussianBlur(shadow, (0, 0), sigma_shadow), np.float32)
     contact = np.asarray(cv2.GaussianBlur(contact, (0, 0), sigma_contact), np.float32)
     return (x0, y0, x1, y1), np.clip(shadow, 0.0, 1.0), np.clip(contact * 0.6, 0.0, 0.6)
+
+
+# The inner walls: (axis of the normal, the wall's coordinate on it, the other floor axis).
+def _walls(tray: TrayLook) -> tuple[tuple[int, float, int], ...]:
+    a, b = tray.width_mm / 2, tray.depth_mm / 2
+    return ((0, -a, 1), (0, a, 1), (1, -b, 0), (1, b, 0))
+
+
+def _wall_shadows(
+    cam: PinholeCamera, corners: F64Array, light: LightModel, tray: TrayLook
+) -> list[F64Array]:
+    """Picture polygons (N x 2 px) of a box's shadow on those inner walls it reaches: its
+    corners pushed away from the lamp onto each wall's plane, clipped to the wall."""
+    out: list[F64Array] = []
+    span = {0: tray.width_mm / 2, 1: tray.depth_mm / 2}
+    for axis, value, along in _walls(tray):
+        if light.position is None:
+            ray = np.broadcast_to(-light.direction, corners.shape)
+        else:
+            ray = corners - light.position[None, :]
+        going = ray[:, axis]
+        # Only a wall the light shines towards (across the tray) can take the shadow.
+        if np.any(going * np.sign(value) <= 1e-6):
+            continue
+        s = (value - corners[:, axis]) / going
+        if np.any(s < -0.5):
+            continue
+        hit = corners + s[:, None] * ray
+        flat = np.column_stack([hit[:, along], hit[:, 2]]).astype(np.float32)
+        hull = cv2.convexHull(flat).reshape(-1, 2)
+        limit = span[along]
+        wall = np.array(
+            [
+                [-limit, 0.0],
+                [limit, 0.0],
+                [limit, tray.rim_height_mm],
+                [-limit, tray.rim_height_mm],
+            ],
+            dtype=np.float32,
+        )
+        _, inter = cv2.intersectConvexConvex(hull, wall)
+        if inter is None or len(inter) < 3:
+            continue
+        poly = inter.reshape(-1, 2).astype(np.float64)
+        world = np.zeros((poly.shape[0], 3))
+        world[:, axis] = value
+        world[:, along] = poly[:, 0]
+        world[:, 2] = poly[:, 1]
+        uv, _ = cam.project(world)
+        out.append(uv)
+    return out
 
 
 def _bleed(backdrop: Backdrop, boxes: list[Box], region: tuple[int, int, int, int]) -> FloatArray:
