@@ -27,8 +27,9 @@ FloatArray = npt.NDArray[np.float32]
 class CubeTruth:
     """One cube as it really lies: its colour; (x, y) the pixel where the centre of its
     upper face appears; how much of it the camera sees (0..1 of its outline); whether it is
-    `occluded` (less than half visible), `leaning` on a neighbour or the rim, `stacked` on
-    another cube, or `against_rim`; and its centre in tray millimetres."""
+    `occluded` (less than half visible, by the rim, other cubes or a hand), `leaning` on a
+    neighbour or the rim, `stacked` on another cube, or `against_rim`; its centre in tray
+    millimetres; and whether it is still `moving` (frames of a drop only)."""
 
     colour: Colour
     x: float
