@@ -89,7 +89,7 @@ def play_demo(
     harness.start()
     harness.frames(3)
     tour = ScreenshotTour(app, screenshots, size, language)
-    tour.shoot("new_game")
+    tour.shoot("new-game")
     controller = app.controller
     controller.new_game(names, script.log.options, script.log.box)
     print(f"Demo game (seed {seed}): {', '.join(names)}", file=out, flush=True)

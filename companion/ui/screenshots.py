@@ -111,4 +111,3 @@ class ScreenshotTour:
         self.shoot("devices", "devices")
         self.shoot("box-data", "box_data")
         self.shoot("calibration", "calibration")
-        self.shoot("new-game", "new_game")

@@ -76,7 +76,7 @@ class NewGameScreen(BaseScreen):
                     multiline=False,
                     font_size=theme.font_m,
                     size_hint_y=None,
-                    height=theme.touch,
+                    height=theme.touch * 0.8,
                     write_tab=False,
                 )
                 self.inputs.append(box)
@@ -96,7 +96,7 @@ class NewGameScreen(BaseScreen):
             # The made-up test box is for trying the app; a real game uses the owner's box data.
             fields.append(Field("test_box", tr("Use the made-up test box"), "toggle",
                                 default=False))  # fmt: skip
-            self.options_form = Form()
+            self.options_form = Form(label_share=0.66)
             self.options_form.build(fields)
             self.ids.options.add_widget(self.options_form)
 

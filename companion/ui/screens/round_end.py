@@ -66,7 +66,7 @@ class RoundEndScreen(BaseScreen):
                     before.players, i, strength, before.options.pirate_tokens_additive
                 )
                 lost = before.players[i].vp_by[index] - after.players[i].vp_by[index]
-                cannons = f"{player.cannons} → {after.players[i].cannons}"
+                cannons = f"{player.cannons} » {after.players[i].cannons}"
                 colour = theme.bad if lost else theme.text
                 for text in (player.name, str(faced), cannons, str(lost)):
                     table.add_widget(self._cell(text, colour))

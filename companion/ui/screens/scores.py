@@ -77,8 +77,6 @@ class ScoresScreen(BaseScreen):
         shown_final = {c for step in FINAL_STEPS[: self.final_step] for c in step}
         board = scores(state)
         table.cols = 1 + len(board)
-        # Category names need more room than the numbers.
-        table.cols_minimum = {0: table.width * 0.36}
         self._cell(tr("VP"), theme.muted, bold=True)
         for score in board:
             self._cell(score.name, theme.text, bold=True)

@@ -48,6 +48,8 @@ class FieldRow(BoxLayout):  # type: ignore[misc]
     high = NumericProperty(99)
     options = ListProperty([])
     kind = StringProperty("stepper")
+    label_share = NumericProperty(0.42)
+    """The part of the row's width the label takes (long labels wrap onto two lines)."""
     unset_text = StringProperty("")
 
     def build(self, spec: Field) -> None:
@@ -135,11 +137,13 @@ class FieldRow(BoxLayout):  # type: ignore[misc]
 class Form(BoxLayout):  # type: ignore[misc]
     """A column of field rows; `values()` gives name -> value."""
 
+    label_share = NumericProperty(0.42)
+
     def build(self, fields: list[Field]) -> None:
         """Replace the rows with one per field."""
         self.clear_widgets()
         for spec in fields:
-            row = FieldRow()
+            row = FieldRow(label_share=self.label_share)
             row.build(spec)
             self.add_widget(row)
 

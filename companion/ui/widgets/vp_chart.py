@@ -49,6 +49,15 @@ class VpChart(Widget):  # type: ignore[misc]
             Line(points=[left, bottom, left, bottom + height, left, bottom, left + width, bottom])
             self._text(str(top), left - self.font_size * 1.8, bottom + height - self.font_size)
             self._text("0", left - self.font_size * 1.8, bottom)
+            # Names at the lines' ends, pushed apart so that equal scores stay readable.
+            ends = sorted(range(len(self.series)), key=lambda k: self.series[k][-1])
+            label_y: dict[int, float] = {}
+            floor = bottom - self.font_size
+            for k in ends:
+                y = bottom + height * self.series[k][-1] / top - self.font_size / 2
+                y = max(y, floor + self.font_size * 1.3)
+                label_y[k] = y
+                floor = y
             for i, (name, values) in enumerate(zip(self.names, self.series, strict=True)):
                 colour = LINE_COLOURS[i % len(LINE_COLOURS)]
                 points: list[float] = []
