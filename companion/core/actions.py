@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from companion.core import tracks
@@ -45,6 +47,7 @@ from companion.core.flow import end_phase
 from companion.core.state import Category, GameState, Island, OwnedToken, Player
 
 _POSITION = {colour: i for i, colour in enumerate(COLOURS)}
+_NUMBER = attrgetter("number")  # islands are kept sorted by number
 _ACTIONS_SHOWN = {ProgressKind.EXTRA_AP_ONE: 1, ProgressKind.EXTRA_AP_TWO: 2}
 _WHITE = _POSITION[Colour.WHITE]
 _SWAP = {Colour.RED: Colour.GREEN, Colour.GREEN: Colour.RED}
@@ -155,7 +158,7 @@ def _use_token(d: Draft, index: int, kind: ProgressKind, once: bool, what: str) 
 def complete_island(d: Draft, number: int, completer: int) -> None:
     """Island completion (6): +3 VP, the chest if big, and every owner of posts scores T(n) x marker."""
     islands = list(d.get("islands"))
-    at = next(i for i, island in enumerate(islands) if island.number == number)
+    at = bisect_left(islands, number, key=_NUMBER)
     island = islands[at]
     islands[at] = Island(island.number, island.big, island.posts, True)
     d.set(islands=tuple(islands))
@@ -171,7 +174,8 @@ def complete_island(d: Draft, number: int, completer: int) -> None:
 
 def _open_island(d: Draft, number: int) -> Island:
     islands: tuple[Island, ...] = d.get("islands")
-    island = next((isl for isl in islands if isl.number == number), None)
+    at = bisect_left(islands, number, key=_NUMBER)
+    island = islands[at] if at < len(islands) and islands[at].number == number else None
     if island is None:
         raise RuleError(
             "5.5 build", f"island {number} has no trading post yet, so nobody can build there"
@@ -206,8 +210,8 @@ def move_ships(d: Draft, event: MoveShips, ap: int) -> int:
                 "5.1 move ships (A7)", "a ship must end a movement to establish a trading post"
             )
         islands = list(d.get("islands"))
-        at = next((i for i, isl in enumerate(islands) if isl.number == placement.island), None)
-        if at is None:
+        at = bisect_left(islands, placement.island, key=_NUMBER)
+        if at == len(islands) or islands[at].number != placement.island:
             if placement.big is None:
                 raise RuleError(
                     "2.1 islands",
@@ -217,10 +221,7 @@ def move_ships(d: Draft, event: MoveShips, ap: int) -> int:
                 raise RuleError(
                     "2.1 islands", "there are only 5 treasure chests, so at most 5 big islands"
                 )
-            island = Island(placement.island, placement.big, (0,) * len(d.players))
-            islands.append(island)
-            islands.sort(key=lambda isl: isl.number)
-            at = islands.index(island)
+            islands.insert(at, Island(placement.island, placement.big, (0,) * len(d.players)))
         island = islands[at]
         if placement.big is not None and placement.big != island.big:
             raise RuleError(

@@ -25,8 +25,10 @@ def evolve(obj: T, changes: dict[str, Any]) -> T:
     if not _FIELDS[type(obj)].issuperset(changes):
         raise TypeError(f"not fields of {type(obj).__name__}: {set(changes) - _FIELDS[type(obj)]}")
     new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
+    # A copied dict is built at full size at once (filling an empty one grows it step by step).
+    fields = obj.__dict__.copy()
+    fields.update(changes)
+    object.__setattr__(new, "__dict__", fields)
     return new
 
 

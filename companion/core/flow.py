@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import add
+
 from companion.core.components import (
     CHEST_GOLD,
     DEFENCE_BOUNTY_GOLD,
@@ -49,7 +51,7 @@ def end_phase(d: Draft) -> None:
     storage = d.get("storage")
     space = d.get("action_space")
     d.set(
-        storage=tuple(a + b for a, b in zip(storage, space, strict=True)),
+        storage=tuple(map(add, storage, space)),
         action_space=EMPTY7,
         turn_order=(),
         turn_index=0,

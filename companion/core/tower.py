@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import add, gt, sub
+
 from companion.core.cubes import COLOURS, CUBES_PER_COLOUR
 from companion.core.draft import Draft
 from companion.core.errors import InconsistentReadingError, RuleError
@@ -28,11 +30,11 @@ def _check_came_out(reading: Seven, could: Seven, what: str) -> None:
 
 
 def _minus(a: Seven, b: Seven) -> Seven:
-    return tuple(x - y for x, y in zip(a, b, strict=True))
+    return tuple(map(sub, a, b))
 
 
 def _plus(a: Seven, b: Seven) -> Seven:
-    return tuple(x + y for x, y in zip(a, b, strict=True))
+    return tuple(map(add, a, b))
 
 
 def setup_drop(d: Draft, event: SetupDrop) -> None:
@@ -59,7 +61,7 @@ def drop(d: Draft, event: Drop) -> None:
     storage = list(state.storage)
     storage[phase] = 0
     reading = event.counts.as_tuple()
-    if any(n > limit for n, limit in zip(reading, tower_in, strict=True)):
+    if any(map(gt, reading, tower_in)):
         _check_came_out(reading, tower_in, f"the {state.colour.value} phase's reading")
     d.set(
         tower=_minus(tower_in, reading),
