@@ -45,17 +45,19 @@ class Timeline:
         with self.lock:
             self.events.append((time.time_ns(), reading))
 
+    def all_settled(self, cubes: int) -> bool:
+        """True once a settled reading holds `cubes` cubes in all."""
+        with self.lock:
+            return any(r.settled and r.totals.total + r.unknown >= cubes for _, r in self.events)
+
     def latencies(self, last_cube_ns: list[int]) -> tuple[list[float], list[float]]:
         """(count, settled) latencies in ms, one per drop whose readings arrived."""
         counts: list[float] = []
         settled: list[float] = []
         for drop, cube_ns in enumerate(last_cube_ns):
             total = (drop + 1) * CUBES_PER_DROP
-            seen = [
-                (t, r)
-                for t, r in self.events
-                if r.totals.total + r.unknown >= total and t >= cube_ns
-            ]
+            # The clocks agree to about a millisecond: match by count, not by time.
+            seen = [(t, r) for t, r in self.events if r.totals.total + r.unknown >= total]
             if seen:
                 counts.append((seen[0][0] - cube_ns) / 1e6)
             done = [t for t, r in seen if r.settled]
@@ -95,7 +97,11 @@ def firmware_board(workdir: Path) -> tuple[list[float], list[float]] | str:
     reader.start()
     try:
         _wait_online(reader)
-        time.sleep((1500 + DROPS * DROP_EVERY_MS) / 1000 + 1.0)
+        time.sleep((1500 + DROPS * DROP_EVERY_MS) / 1000)
+        # A busy machine may lag behind the script: wait (a while) for the last drop to settle.
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and not timeline.all_settled(DROPS * CUBES_PER_DROP):
+            time.sleep(0.05)
     finally:
         reader.stop()
         board.stop()

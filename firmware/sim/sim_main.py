@@ -125,7 +125,7 @@ def main() -> None:
             while pending_log and time.ticks_diff(now, pending_log[0][0]) >= 0:
                 end, colour = pending_log.pop(0)
                 # Wall-clock time of the cube's clear edge, not of this (later) loop turn.
-                at_ns = time.time_ns() - time.ticks_diff(now, end) * 1_000_000
+                at_ns = time.time_ns() - time.ticks_diff(time.ticks_ms(), end) * 1_000_000
                 log.write("cube " + colour + " " + str(at_ns) + "\n")
                 log.flush()
         line = link.poll()
