@@ -5,7 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 from companion.core import tracks
 from companion.core.box import token_key
@@ -515,7 +515,8 @@ def take_turn(d: Draft, event: TurnEvent) -> None:
     kind = type(event)
     rules = _ACTIONS.get(kind)
     if rules is not None:
-        assert isinstance(event, ActionEvent)
+        # `rules` exists only for the action kinds (a cheap test: isinstance on the union is not).
+        event = cast(ActionEvent, event)
         player = state.players[index]
         base_ap = action_ap(state, player, ACTION_COLOUR[type(event)], event.special)
         gold = event.gold_spent

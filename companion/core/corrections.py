@@ -67,9 +67,9 @@ def target_of(events: Sequence[Event], correction: Correction) -> int:
     return index
 
 
-def _counts_in_effect(events: Sequence[Event]) -> dict[int, Counts]:
+def _counts_in_effect(events: Sequence[Event], corrected_at: dict[int, int]) -> dict[int, Counts]:
     """The latest corrected counts of every reading corrected in `events`, by index."""
-    return {target: events[at].counts for at, target in targets(events).items()}  # type: ignore[union-attr]
+    return {target: events[at].counts for at, target in corrected_at.items()}  # type: ignore[union-attr]
 
 
 def correct(
@@ -82,7 +82,8 @@ def correct(
     target = target_of(events, correction)
     reading = events[target]
     assert isinstance(reading, SetupDrop | Drop | StrayCubes)
-    counts = _counts_in_effect(events)
+    corrected_at = targets(events)
+    counts = _counts_in_effect(events, corrected_at)
     old = counts.get(target, reading.counts)
     if correction.counts == old:
         raise RuleError(
@@ -90,7 +91,6 @@ def correct(
         )
     counts[target] = correction.counts
     # Re-fold from the earliest reading whose counts changed since the state there was made.
-    corrected_at = targets(events)
     start = target
     while True:
         earlier = [t for at, t in corrected_at.items() if at >= start and t < start]
