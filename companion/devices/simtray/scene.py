@@ -276,7 +276,8 @@ class Arrangement:
 class HandPose:
     """A hand reaching into the picture from `side` (0 left, 1 top, 2 right, 3 bottom of the
     picture), `reach` of the way across it (0..1), at `angle_deg` from straight in, `height_mm`
-    above the floor, with a skin tone (sRGB)."""
+    above the floor, with a skin tone (sRGB) and, when `sleeve` is set, a sleeve of that
+    colour (sRGB) over the forearm."""
 
     side: int
     reach: float
@@ -284,6 +285,7 @@ class HandPose:
     offset: float
     height_mm: float
     skin: RGB8
+    sleeve: RGB8 | None = None
 
     @classmethod
     def random(cls, seed: int) -> HandPose:
@@ -296,6 +298,7 @@ class HandPose:
             offset=float(rng.uniform(0.25, 0.75)),
             height_mm=float(rng.uniform(25.0, 90.0)),
             skin=SKIN_SRGB[int(rng.integers(len(SKIN_SRGB)))],
+            sleeve=_sleeve(np.random.default_rng([seed, 4, 1])),
         )
 
 
@@ -382,6 +385,25 @@ class TrayScene:
     def jpeg_quality(self) -> int:
         """JPEG quality the camera used (60-95)."""
         return self.capture.jpeg_quality
+
+
+def _sleeve(rng: np.random.Generator) -> RGB8 | None:
+    """Half the time a sleeve over the forearm, in any colour clothes come in."""
+    if rng.random() < 0.5:
+        return None
+    clothes = (
+        (40, 50, 80),
+        (90, 90, 95),
+        (25, 25, 28),
+        (225, 225, 220),
+        (150, 40, 45),
+        (60, 100, 60),
+        (70, 95, 140),
+        (190, 170, 140),
+        (120, 60, 110),
+        (200, 120, 50),
+    )
+    return _jitter(rng, clothes[int(rng.integers(len(clothes)))], 15.0)
 
 
 def _bumped(setup: SetUp, rng: np.random.Generator) -> SetUp:
