@@ -48,7 +48,9 @@ class Timeline:
     def all_settled(self, cubes: int) -> bool:
         """True once a settled reading holds `cubes` cubes in all."""
         with self.lock:
-            return any(r.settled and r.totals.total + r.unknown >= cubes for _, r in self.events)
+            return any(
+                r.settled and r.totals.total + r.unknown_total >= cubes for _, r in self.events
+            )
 
     def latencies(self, last_cube_ns: list[int]) -> tuple[list[float], list[float]]:
         """(count, settled) latencies in ms, one per drop whose readings arrived."""
@@ -57,7 +59,7 @@ class Timeline:
         for drop, cube_ns in enumerate(last_cube_ns):
             total = (drop + 1) * CUBES_PER_DROP
             # The clocks agree to about a millisecond: match by count, not by time.
-            seen = [(t, r) for t, r in self.events if r.totals.total + r.unknown >= total]
+            seen = [(t, r) for t, r in self.events if r.totals.total + r.unknown_total >= total]
             if seen:
                 counts.append((seen[0][0] - cube_ns) / 1e6)
             done = [t for t, r in seen if r.settled]

@@ -22,8 +22,9 @@ class ChuteReading:
 
     `counts`: cubes of a recognised colour since the drop began; `unknown`: cubes that fell but
     whose colour was rejected; `confidence` 0..1 with `reasons` when below 1; `settled`: no cube
-    for the settle time and a later report confirmed the totals; `totals`: every cube counted
-    since the reader started, across board restarts; `at_s`: the reader's clock (monotonic s).
+    for the settle time and a later report confirmed the totals; `totals`: every cube of a
+    recognised colour since the reader started, across board restarts, and `unknown_total` the
+    rejected ones; `at_s`: the reader's clock (monotonic s).
     """
 
     counts: Counts
@@ -32,6 +33,7 @@ class ChuteReading:
     reasons: tuple[str, ...]
     settled: bool
     totals: Counts
+    unknown_total: int
     at_s: float
 
 
@@ -206,5 +208,6 @@ class ChuteTracker:
             reasons=tuple(reasons),
             settled=drop.settled,
             totals=Counts.from_tuple(self._totals),
+            unknown_total=self._unknown,
             at_s=now_s,
         )

@@ -120,6 +120,10 @@ def test_rejected_cubes_make_the_reading_unsure() -> None:
     r = feed(t, 0.1, _line(P.EVT, 1, "aa", [0] * 7, rej=1, c="-", conf="0"))
     assert r is not None and r.unknown == 1 and r.counts == Counts()
     assert r.confidence == 0.3
+    feed(t, 0.2, _line(P.HB, 2, "aa", [0] * 7, rej=1))
+    t.start_drop(0.3)
+    r = feed(t, 0.4, _line(P.EVT, 3, "aa", [0] * 7, rej=2, c="-", conf="0"))
+    assert r is not None and r.unknown == 1 and r.unknown_total == 2
     assert "1 cube(s) fell but their colour was not recognised" in r.reasons
 
 
