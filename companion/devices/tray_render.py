@@ -20,7 +20,7 @@ consecutive frames of cubes rolling in and of a hand in view, for the settle log
 
 from __future__ import annotations
 
-from companion.devices.simtray.render import CubeTruth, RenderedTray, render
+from companion.devices.simtray.render import CubeTruth, RenderedTray, clear_caches, render
 from companion.devices.simtray.scene import (
     CONDITIONS,
     Arrangement,
@@ -57,6 +57,7 @@ __all__ = [
     "TrayLook",
     "TrayScene",
     "calibration_set",
+    "clear_caches",
     "drop_frames",
     "hand_frames",
     "render",

@@ -17,12 +17,12 @@ from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.simtray.backdrop import backdrop_for, tray_points
 from companion.devices.simtray.colour import blackbody_rgb
 from companion.devices.simtray.layout import arrange, polygons_overlap
-from companion.devices.simtray.render import cube_layout
 from companion.devices.tray_render import (
     CONDITIONS,
     SetUp,
     TrayScene,
     calibration_set,
+    clear_caches,
     drop_frames,
     render,
     write_set,
@@ -48,8 +48,7 @@ def test_same_seed_same_picture_and_truth() -> None:
     scene = TrayScene.random(41, "clustered")
     assert TrayScene.random(41, "clustered") == scene
     first = render(small(scene), jpeg=True)
-    backdrop_for.cache_clear()
-    cube_layout.cache_clear()
+    clear_caches()
     again = render(small(TrayScene.random(41, "clustered")), jpeg=True)
     assert first.jpeg == again.jpeg
     assert np.array_equal(first.image, again.image)

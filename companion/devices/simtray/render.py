@@ -102,9 +102,26 @@ def cube_boxes(scene: TrayScene, cubes: tuple[PlacedCube, ...]) -> list[Box]:
 def render(scene: TrayScene, *, jpeg: bool = False, frame: int = 0) -> RenderedTray:
     """The camera's picture of `scene` with its truth; deterministic for the scene (and
     `frame`, which only changes the sensor noise, as consecutive frames of a still tray do).
-    Keeps the JPEG bytes in the result when `jpeg` is True."""
-    cubes = cube_layout(scene)
-    return render_cubes(scene, cubes, jpeg=jpeg, frame=frame)
+    Keeps the JPEG bytes in the result when `jpeg` is True. The noiseless scene is cached,
+    so further frames of a still tray only pay for the sensor and JPEG."""
+    radiance, truth = _still(scene)
+    return _shoot(scene, radiance, truth, jpeg=jpeg, frame=frame, moving=False)
+
+
+@functools.lru_cache(maxsize=4)
+def _still(scene: TrayScene) -> tuple[FloatArray, tuple[CubeTruth, ...]]:
+    """The scene's radiance before the camera (read-only) and the truth about its cubes."""
+    radiance, truth = _radiance(scene, cube_layout(scene), None, ())
+    radiance.setflags(write=False)
+    return radiance, truth
+
+
+def clear_caches() -> None:
+    """Forget every cached set-up backdrop, cube layout and still scene (frees their memory;
+    the next render builds them again, identically)."""
+    backdrop_for.cache_clear()
+    cube_layout.cache_clear()
+    _still.cache_clear()
 
 
 def render_cubes(
@@ -118,6 +135,19 @@ def render_cubes(
 ) -> RenderedTray:
     """Render `scene` with the cubes lying at `cubes` (used for frames of cubes in motion:
     `substeps` are extra cube positions within the exposure, averaged as motion blur)."""
+    radiance, truth = _radiance(scene, cubes, moving, substeps)
+    return _shoot(
+        scene, radiance, truth, jpeg=jpeg, frame=frame, moving=bool(moving and any(moving))
+    )
+
+
+def _radiance(
+    scene: TrayScene,
+    cubes: tuple[PlacedCube, ...],
+    moving: tuple[bool, ...] | None,
+    substeps: tuple[tuple[PlacedCube, ...], ...],
+) -> tuple[FloatArray, tuple[CubeTruth, ...]]:
+    """The light reaching the camera (linear RGB, H x W x 3) and the truth of each cube."""
     backdrop = backdrop_for(scene.setup)
     boxes = cube_boxes(scene, cubes) + _props(scene)
     layer = draw_boxes(backdrop, boxes)
@@ -128,11 +158,9 @@ def render_cubes(
                 radiance + draw_boxes(backdrop, cube_boxes(scene, step) + _props(scene)).radiance
             )
         radiance = radiance / np.float32(len(substeps) + 1)
-    hand = False
     visible_px = layer.visible_px
     if scene.hand is not None:
         radiance = draw_hand(backdrop, radiance, scene.hand)
-        hand = True
         # What the hand covers, the camera does not see.
         width, height = scene.setup.image_size
         covered = hand_mask(width, height, scene.hand) > 0.5
@@ -142,24 +170,36 @@ def render_cubes(
             visible_px = visible_px - np.bincount(hidden, minlength=visible_px.size).astype(
                 np.int32
             )
+    return radiance, _truth(backdrop, cubes, boxes, visible_px, moving)
+
+
+def _shoot(
+    scene: TrayScene,
+    radiance: FloatArray,
+    truth: tuple[CubeTruth, ...],
+    *,
+    jpeg: bool,
+    frame: int,
+    moving: bool,
+) -> RenderedTray:
+    """The camera's picture of `radiance` (sensor, JPEG) with its truth."""
+    backdrop = backdrop_for(scene.setup)
     rng = np.random.default_rng([scene.seed, 8, frame])
     image = develop(
         radiance, backdrop.gain, backdrop.vignette, scene.capture, rng, scene.setup.chromatic_px
     )
     data = to_jpeg(image, scene.capture.jpeg_quality)
-    decoded = from_jpeg(data)
-    truth = _truth(backdrop, cubes, boxes, visible_px, moving)
     counts = Counts.of({c: sum(1 for t in truth if t.colour == c) for c in Colour})
     corners = tuple((float(x), float(y)) for x, y in backdrop.tray_corners)
     return RenderedTray(
         scene=scene,
-        image=decoded,
+        image=from_jpeg(data),
         jpeg=data if jpeg else None,
         cubes=truth,
         tray_corners=corners,
         counts=counts,
-        hand_in_view=hand,
-        moving=bool(moving and any(moving)),
+        hand_in_view=scene.hand is not None,
+        moving=moving,
     )
 
 
