@@ -50,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"{error}; for example --size 1280x800") from error
     if args.screenshots is not None and args.screenshots.exists() and not args.screenshots.is_dir():
         raise CommandError(f"{args.screenshots} is a file; give a directory for --screenshots")
-    plan = kivy_env.prepare(size)
+    from companion.ui.saved_game import data_dir
+
+    # Kivy keeps its config beside the game data, not in ~/.kivy.
+    plan = kivy_env.prepare(size, kivy_home=data_dir() / "kivy")
     from companion.ui import launch
 
     return launch.main(

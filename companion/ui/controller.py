@@ -274,7 +274,7 @@ class Controller(EventDispatcher):  # type: ignore[misc]
         if state.stage is Stage.FINISHED:
             self.headline = tr("Game over")
         elif state.stage is Stage.SETUP_DROP:
-            self.headline = tr("Set-up: drop all 49 cubes")
+            self.headline = tr("Set-up drop")
         elif state.stage is Stage.REVEAL_PIRATE:
             self.headline = trf("Round {round}: pirates", round=state.round)
         else:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from companion.ui import i18n
@@ -60,8 +59,11 @@ def main(
     app = build_app()
     assert isinstance(app, CompanionApp)
     app.controller.resume()
-    started = time.perf_counter()
     attach_devices(app)
-    print(f"Tower Companion started in {time.perf_counter() - started:.1f} s", flush=True)
+    print(
+        f"Tower Companion: window open, game saved in {app.controller.saved.path}; "
+        "devices starting (the device screen shows which).",
+        flush=True,
+    )
     app.run()
     return 0

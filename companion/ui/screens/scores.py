@@ -129,7 +129,20 @@ class ScoresScreen(BaseScreen):
         label = Label(text=text, font_size=theme.font_s, color=colour, bold=bold,
                       halign="left", valign="middle", shorten=True)  # fmt: skip
         label.bind(size=lambda widget, size: setattr(widget, "text_size", size))
+        # Category names get 36% of the width; the players share the rest equally.
+        label.size_hint_x = None
         self.ids.table.add_widget(label)
+        self._widths()
+
+    def _widths(self, *_args: object) -> None:
+        table = self.ids.table
+        players = max(1, table.cols - 1)
+        for index, cell in enumerate(reversed(table.children)):
+            first = index % table.cols == 0
+            cell.width = table.width * (0.36 if first else 0.64 / players)
+
+    def on_kv_post(self, *_args: object) -> None:
+        self.ids.table.bind(width=self._widths)
 
     def _extras(self, controller: Controller) -> None:
         """Buttons for what a player may do at any time: cash a chest, use a gold token."""

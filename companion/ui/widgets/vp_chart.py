@@ -68,9 +68,7 @@ class VpChart(Widget):  # type: ignore[misc]
                     ]
                 Color(*colour)
                 Line(points=points, width=1.5 + i * 0.8)
-                self._text(
-                    f"{name} {values[-1]}", left + width + 6, points[-1] - self.font_size / 2
-                )
+                self._text(f"{name} {values[-1]}", left + width + 6, label_y[i])
 
     def _text(self, text: str, x: float, y: float) -> None:
         label = CoreLabel(text=text, font_size=self.font_size)
