@@ -102,8 +102,9 @@ def draw_boxes(backdrop: Backdrop, boxes: list[Box]) -> BoxLayer:
         code = flat[sel] - 1
         shaded = _shade(backdrop, boxes, sel, code // 6, code % 6, zbuf.reshape(-1)[sel])
         radiance.reshape(-1, 3)[sel] = shaded
-    owner = np.where(ids > 0, (ids - 1) // 6, -1).astype(np.int32)
-    visible = np.bincount(owner[owner >= 0], minlength=len(boxes)).astype(np.int32)
+    # Floor division sends the empty id 0 to -1, "no box", on its own.
+    owner = (ids - 1) // 6
+    visible = np.bincount((flat[sel] - 1) // 6, minlength=len(boxes)).astype(np.int32)
     return BoxLayer(radiance, owner, visible)
 
 
