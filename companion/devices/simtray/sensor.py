@@ -51,7 +51,7 @@ def develop(
     if capture.defocus_px > 0.3:
         light = np.asarray(cv2.GaussianBlur(light, (0, 0), capture.defocus_px), np.float32)
     if capture.motion_px > 0.5:
-        kernel = _line_kernel(capture.motion_px, capture.motion_angle_deg)
+        kernel = line_kernel(capture.motion_px, capture.motion_angle_deg)
         light = np.asarray(cv2.filter2D(light, -1, kernel), dtype=np.float32)
     # The mosaic sees the light before white balance; gains are applied after demosaicing.
     raw = np.empty(light.shape[:2], dtype=np.float32)
@@ -116,7 +116,9 @@ def _lateral_colour(light: FloatArray, fringe_px: float) -> FloatArray:
     return out
 
 
-def _line_kernel(length_px: float, angle_deg: float) -> FloatArray:
+def line_kernel(length_px: float, angle_deg: float) -> FloatArray:
+    """A normalised motion-blur kernel: a line `length_px` long at `angle_deg` (picture x
+    towards picture y), centred."""
     size = math.ceil(length_px) * 2 + 1
     kernel = np.zeros((size, size), dtype=np.float32)
     c = size // 2

@@ -214,12 +214,10 @@ def drop_frames(
         cubes, moving = _cubes_at(final, t, arrive, travel, start_xy, spin_axes, spins)
         steps = []
         if any(moving):
-            for k in (1, 2, 3):
-                step, _ = _cubes_at(
-                    final, t - shutter * k / 3, arrive, travel, start_xy, spin_axes, spins
-                )
-                # Cubes not yet arrived at the earlier instant stay where they are now.
-                steps.append(step if len(step) == len(cubes) else cubes)
+            # Where the cubes were when the shutter opened: the renderer smears them from there.
+            step, _ = _cubes_at(final, t - shutter, arrive, travel, start_xy, spin_axes, spins)
+            # Cubes that had not arrived yet then are as they are now.
+            steps.append(step + cubes[len(step) :] if len(step) < len(cubes) else step)
         out.append(
             render_cubes(
                 scene,
