@@ -102,6 +102,8 @@ def attach_devices(app: Any) -> ReadingBridge:
 
     def start() -> None:
         devices.start()
+        if devices.camera_kind == "sim":
+            app.grab_picture = SimulatedCalibrationPictures().next_picture
         bridge.describe(f"camera {devices.camera_kind}, chute sensor {devices.sensor_kind}"
                         + (" (simulated tower)" if devices.simulated else ""))  # fmt: skip
 
@@ -130,3 +132,24 @@ def next_pressed(app: Any) -> None:
         drop_now(app)
     else:
         controller.confirm_counts(controller.pending.counts)
+
+
+class SimulatedCalibrationPictures:
+    """What the simulated camera shows during the calibration wizard: the empty tray, then a
+    tray holding only the cubes of each colour in turn (the person's part, simulated)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.taken = 0
+        self._set: Any = None
+
+    def next_picture(self) -> Any:
+        """The next picture the wizard asks for (BGR array); starts over after the last."""
+        from companion.devices.tray_render import calibration_set
+
+        if self._set is None:
+            self._set = calibration_set(self.seed, tests=0)
+        pictures = [self._set.empty, *(shot for _c, shot in self._set.colours)]
+        picture = pictures[self.taken % len(pictures)].image
+        self.taken += 1
+        return picture

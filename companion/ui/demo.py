@@ -94,6 +94,9 @@ def play_demo(
     controller.new_game(names, script.log.options, script.log.box)
     print(f"Demo game (seed {seed}): {', '.join(names)}", file=out, flush=True)
     camera = SimulatedCamera(app, pictures=screenshots is not None)
+    from companion.ui.bridge import SimulatedCalibrationPictures
+
+    app.grab_picture = SimulatedCalibrationPictures().next_picture
     for number, event in enumerate(script.events, start=1):
         camera.before(event, number)
         tour.before(event, number)

@@ -85,7 +85,9 @@ class CalibrationScreen(BaseScreen):
             return
         path = self.controller.saved.directory / "profile.json"
         profile.save(path)
-        self.outcome = trf("Calibrated; saved as {path}.", path=str(path))
+        self.outcome = (
+            trf("Calibrated; saved as {path}.", path=str(path)) + "\n" + check(profile, per_colour)
+        )
 
     def restart(self) -> None:
         """Forget the pictures taken and begin again with the empty tray."""
@@ -93,3 +95,24 @@ class CalibrationScreen(BaseScreen):
         self.outcome = ""
         self.ids.picture.show(None)
         self.refresh(self.controller)
+
+
+def check(profile: Any, per_colour: dict[Colour, Any]) -> str:
+    """Read every colour's picture back with the new profile: each must show only its colour.
+
+    Returns one line for the person: the count per colour, and which pictures also showed
+    other colours (then the calibration should be done again).
+    """
+    from companion.vision import read_tray
+
+    found = []
+    wrong = []
+    for colour, picture in per_colour.items():
+        counts = read_tray(picture, profile).counts
+        found.append(f"{colour.code} {counts[colour]}")
+        if counts.total != counts[colour] or counts[colour] == 0:
+            wrong.append(colour.code)
+    line = trf("Check: {counts}.", counts=", ".join(found))
+    if wrong:
+        return line + " " + trf("Not clean: {codes}; start over.", codes=", ".join(wrong))
+    return line + " " + tr("Every picture shows only its colour.")
