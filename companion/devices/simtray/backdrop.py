@@ -118,10 +118,10 @@ def floor_corners(tray: TrayLook) -> F64Array:
     return np.array([[-a, b, 0.0], [a, b, 0.0], [a, -b, 0.0], [-a, -b, 0.0]])
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=3)
 def backdrop_for(setup: SetUp) -> Backdrop:
-    """The cached backdrop of `setup` (the four most recent set-ups are kept: about 30 MB
-    each at 800x600, 60 MB at 1280x720)."""
+    """The cached backdrop of `setup` (the three most recent set-ups are kept: about 30 MB
+    each at 800x600, 60 MB at 1280x720; `clear_caches()` frees them)."""
     return build_backdrop(setup)
 
 
