@@ -154,7 +154,10 @@ class ChuteReader:
         self._thread.start()
 
     def stop(self, timeout_s: float = 2.0) -> None:
-        """Stop the thread and close the port; waits up to `timeout_s` seconds."""
+        """Stop the thread and close the port; waits up to `timeout_s` seconds.
+
+        The final STOPPED status is posted on the caller's thread, after the reader's has ended.
+        """
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout_s)
