@@ -87,13 +87,16 @@ class CameraFeed:
 
     def _stream(self, source: FrameSource) -> bool:
         """Read until the source fails (False: retry) or ends or we are stopped (True)."""
-        self._health(Health.OK, f"{source.description} is watching the tray")
+        watching = f"{source.description} is watching the tray"
+        self._health(Health.OK, watching)
+        stalled = False
         while not self._stop.is_set():
             try:
                 frame = source.read(self.timeout_s)
             except FrameTimeout as error:
                 self._settler.lost(time.monotonic(), str(error))
                 self._health(Health.OFFLINE, str(error))
+                stalled = True
                 continue
             except SourceEnded as error:
                 self._health(Health.OFF, str(error))
@@ -102,6 +105,9 @@ class CameraFeed:
                 self._settler.lost(time.monotonic(), str(error))
                 self._health(Health.OFFLINE, str(error))
                 return False
+            if stalled:
+                stalled = False
+                self._health(Health.OK, watching)
             self.frames += 1
             for event in self._settler.feed(frame.image, frame.timestamp):
                 self._take(event, source)

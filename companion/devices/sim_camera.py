@@ -12,14 +12,25 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from companion.core.cubes import COLOURS, Colour, Counts
-from companion.devices.frames import CameraLost, Frame, Image, SourceUnavailable
+from companion.devices.frames import (
+    DEFAULT_TIMEOUT_S,
+    CameraLost,
+    Frame,
+    FrameTimeout,
+    Image,
+    SourceUnavailable,
+)
 from companion.devices.simtower import FaultEvent, FaultKind, Landing, SimulatedTower, TowerEvent
 from companion.devices.tray_render import RenderedTray, SetUp, TrayScene, drop_frames, render
+
+if TYPE_CHECKING:
+    from companion.vision.profile import Profile
 
 DEFAULT_CONDITION = "neutral"
 """The light and camera set-up of the simulation: the tower's own even LED light."""
@@ -76,6 +87,9 @@ class SimulatedCamera:
         # Landings waiting to be seen: (monotonic s when the last cube reaches the tray, scene).
         self._landings: list[tuple[float, TrayScene]] = []
         self._lost: str | None = None
+        # Set while frames flow; cleared by a CAMERA_STALLED fault until CAMERA_BACK.
+        self._stalled = threading.Event()
+        self._stalled.set()
         self._closed = False
         self._index = 0
         self._next_due = time.monotonic()
@@ -104,6 +118,10 @@ class SimulatedCamera:
                         "the simulated camera was unplugged; plug it back in (the chute sensor "
                         "or manual entry take over meanwhile)"
                     )
+                elif event.kind is FaultKind.CAMERA_STALLED:
+                    self._stalled.clear()
+                elif event.kind is FaultKind.CAMERA_BACK:
+                    self._stalled.set()
                 return
             assert isinstance(event, Landing)
             # The tray after this landing, laid out afresh (a new seed per landing), seen once the
@@ -122,8 +140,14 @@ class SimulatedCamera:
         tower.pass_time()
 
     def read(self, timeout: float | None = None) -> Frame:
-        """The next picture of the tray (timeout unused: rendering never stalls)."""
-        del timeout
+        """The next picture of the tray; while a CAMERA_STALLED fault lasts, FrameTimeout after
+        `timeout` seconds (default DEFAULT_TIMEOUT_S), as a hung camera gives."""
+        wait = DEFAULT_TIMEOUT_S if timeout is None else timeout
+        if not self._stalled.wait(wait):
+            raise FrameTimeout(
+                f"no frame from the simulated camera in {wait:.1f} s: it is stalled (a fault "
+                "injected in the simulated tower); the chute sensor or manual entry take over"
+            )
         if self._demo and time.monotonic() - self._last_demo >= self._demo_every_s:
             self._last_demo = time.monotonic()
             self._demo_step()
@@ -206,3 +230,30 @@ def write_calibration_pictures(
     for colour, picture in colours.items():
         cv2.imwrite(str(folder / f"{colour.value}.png"), picture)
     return folder
+
+
+def calibrate_simulated(
+    tower: SimulatedTower, size: tuple[int, int], seeds: Sequence[int] = tuple(range(10))
+) -> tuple[int, Profile]:
+    """The first set-up seed (of `seeds`) whose pictures vision calibrates from, with its
+    profile: not every drawn set-up suits the colour models (a warm light can make yellow
+    look green), as not every real table would.
+
+    Raises CalibrationError naming the seeds tried and the last reason when none works.
+    """
+    from companion.vision import calibrate
+    from companion.vision.errors import CalibrationError
+
+    reasons: list[str] = []
+    for seed in seeds:
+        probe = SimulatedCamera(tower, size=size, setup_seed=seed)
+        try:
+            return seed, calibrate(*calibration_pictures(probe))
+        except CalibrationError as error:
+            reasons.append(f"set-up {seed}: {error}")
+        finally:
+            probe.close()
+    raise CalibrationError(
+        f"no simulated set-up of {list(seeds)} at {size[0]}x{size[1]} calibrates; "
+        f"the last said {reasons[-1] if reasons else 'nothing'}"
+    )

@@ -28,7 +28,7 @@ from companion.devices.feeds import CameraFeed, ChuteFeed
 from companion.devices.frames import FrameSource
 from companion.devices.health import Health, SourceHealth
 from companion.devices.readings import DropReading, Outcome, ReadingService, Timing
-from companion.devices.sim_camera import SimulatedCamera, calibration_pictures
+from companion.devices.sim_camera import SimulatedCamera, calibrate_simulated
 from companion.devices.simtower import FaultPlan, Landing, SimulatedTower, TowerModel
 
 
@@ -74,6 +74,8 @@ class TableReport:
     """Stray landings no input noticed; the person saw them in the tray and typed them."""
     wrong_accepted: int = 0
     """Accepted readings that were not the truth: the worst error there is."""
+    wrong: list[str] = field(default_factory=list)
+    """Each wrong accepted reading: which drop, which input, what it said, what was true."""
     by_source: dict[str, int] = field(default_factory=dict)
     health: list[SourceHealth] = field(default_factory=list)
     latencies_s: list[float] = field(default_factory=list)
@@ -89,7 +91,8 @@ class SimulatedTable:
     camera: bool = True
     sensor: bool = True
     size: tuple[int, int] = (640, 480)
-    setup_seed: int = 0
+    setup_seed: int | None = None
+    """The simulated camera's set-up; None: the first that vision calibrates from."""
     timing: Timing = field(default_factory=Timing)
     reading_timeout_s: float = 30.0
 
@@ -108,22 +111,22 @@ class SimulatedTable:
         self._chute_reader: Any | None = None
         self._detach: Callable[[], None] | None = None
         self._last_cube_at: float | None = None
+        self._seed = 0
+        self._landing_number = 0
 
     # ---- devices -----------------------------------------------------------------------
 
     def _open_camera(self) -> FrameSource:
-        return SimulatedCamera(self.tower, size=self.size, setup_seed=self.setup_seed)
+        return SimulatedCamera(self.tower, size=self.size, setup_seed=self._seed)
 
     def start(self) -> SimulatedTable:
         """Calibrate the camera, plug in the chute board, start the service and the feeds."""
         self.service.start()
         if self.camera:
-            from companion.vision import calibrate
             from companion.vision.settle import Settler
 
-            probe = SimulatedCamera(self.tower, size=self.size, setup_seed=self.setup_seed)
-            profile = calibrate(*calibration_pictures(probe))
-            probe.close()
+            seeds = tuple(range(10)) if self.setup_seed is None else (self.setup_seed,)
+            self._seed, profile = calibrate_simulated(self.tower, self.size, seeds)
             self._feed = CameraFeed(
                 self._open_camera, Settler(profile), self.service, retry_s=0.3, timeout_s=2.0
             ).start()
@@ -164,7 +167,10 @@ class SimulatedTable:
         deadline = time.monotonic() + limit_s
         while time.monotonic() < deadline:
             health = self.service.health()
-            camera_ok = not self.camera or (health["camera"].usable == self.tower.camera_connected)
+            camera_ok = not self.camera or (
+                health["camera"].usable
+                == (self.tower.camera_connected and not self.tower.camera_stalled)
+            )
             sensor_ok = not self.sensor or (health["sensor"].usable == self.tower.sensor_connected)
             if camera_ok and sensor_ok:
                 return
@@ -224,6 +230,11 @@ class SimulatedTable:
             report.accepted += 1
             if reading.counts != truth:
                 report.wrong_accepted += 1
+                report.wrong.append(
+                    f"{reading.kind} after tower drop {self.tower.drops}: the {reading.source} "
+                    f"said {reading.counts}, truth {truth} (camera {reading.camera}, sensor "
+                    f"{reading.sensor}, landing {self._landing_number})"
+                )
             return reading.counts
         if reading.outcome is Outcome.CONFIRM:
             report.confirmed += 1
@@ -260,6 +271,7 @@ class SimulatedTable:
                 report.tower_drops[number] = self.tower.drops + 1
                 dropped_at = time.monotonic()
                 landing = self.tower.drop(cubes)
+                self._landing_number = landing.number
                 reading = self._next_reading("drop", self.reading_timeout_s)
                 if reading is None:
                     raise RuntimeError(
@@ -281,6 +293,7 @@ class SimulatedTable:
                     report.strays_missed += 1
                     counts = stray.landed
                 else:
+                    self._landing_number = stray.number
                     counts = self._resolve(reading, stray.landed, report)
                 game.apply(StrayCubes(counts=counts))
         raise RuntimeError(f"the game did not finish within {max_events} steps")
@@ -296,7 +309,7 @@ def play_with_devices(
     camera: bool = True,
     sensor: bool = True,
     size: tuple[int, int] = (640, 480),
-    setup_seed: int = 0,
+    setup_seed: int | None = None,
     timing: Timing | None = None,
 ) -> TableReport:
     """One whole game at a simulated table with devices (a temporary folder for the pty)."""

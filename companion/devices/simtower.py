@@ -53,8 +53,10 @@ class FaultKind(StrEnum):
 
     CAMERA_LOST = "camera_lost"
     """The camera is unplugged: frames stop."""
+    CAMERA_STALLED = "camera_stalled"
+    """The camera stays open but frames stop coming (a hung driver, a saturated USB bus)."""
     CAMERA_BACK = "camera_back"
-    """The camera is plugged back in."""
+    """The camera is plugged back in, or frames come again."""
     SENSOR_LOST = "sensor_lost"
     """The chute sensor drops out: cubes leaving the tower are not reported."""
     SENSOR_BACK = "sensor_back"
@@ -149,6 +151,7 @@ class SimulatedTower:
         self._pending_stray = False
         self._bumped = False
         self._camera_connected = True
+        self._camera_stalled = False
         self._sensor_connected = True
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
@@ -181,14 +184,22 @@ class SimulatedTower:
         return self._camera_connected
 
     @property
+    def camera_stalled(self) -> bool:
+        """True between a CAMERA_STALLED fault and the next CAMERA_BACK."""
+        return self._camera_stalled
+
+    @property
     def sensor_connected(self) -> bool:
         """False between a SENSOR_LOST fault and the next SENSOR_BACK."""
         return self._sensor_connected
 
     def inject(self, kind: FaultKind) -> None:
         """Act out a device fault now (scripted faults come from the FaultPlan)."""
-        if kind in (FaultKind.CAMERA_LOST, FaultKind.CAMERA_BACK):
+        if kind is FaultKind.CAMERA_STALLED:
+            self._camera_stalled = True
+        elif kind in (FaultKind.CAMERA_LOST, FaultKind.CAMERA_BACK):
             self._camera_connected = kind is FaultKind.CAMERA_BACK
+            self._camera_stalled = False
         else:
             self._sensor_connected = kind is FaultKind.SENSOR_BACK
         self._tell(FaultEvent(kind=kind, drop=self._drops + 1))

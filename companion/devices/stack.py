@@ -89,6 +89,7 @@ class Devices:
         self._chute_reader: Any | None = None
         self._chute_board: Any | None = None
         self._stopping = threading.Event()
+        self._sim_seed = 0
 
     # ---- choosing ------------------------------------------------------------------------
 
@@ -154,7 +155,6 @@ class Devices:
         return self
 
     def _start_camera(self) -> None:
-        from companion.vision import calibrate
         from companion.vision.errors import VisionError
         from companion.vision.profile import Profile
         from companion.vision.settle import Settler
@@ -163,14 +163,10 @@ class Devices:
         size = (settings.camera.width, settings.camera.height)
         try:
             if self.camera_kind == "sim":
-                from companion.devices.sim_camera import SimulatedCamera, calibration_pictures
+                from companion.devices.sim_camera import calibrate_simulated
 
                 assert self.tower is not None
-                probe = SimulatedCamera(self.tower, size=size)
-                try:
-                    profile = calibrate(*calibration_pictures(probe))
-                finally:
-                    probe.close()
+                self._sim_seed, profile = calibrate_simulated(self.tower, size)
             elif self._profile is not None:
                 profile = self._profile
             elif settings.camera.profile:
@@ -201,7 +197,12 @@ class Devices:
 
     def _open_camera(self) -> FrameSource:
         if self.camera_kind == "sim":
-            return open_source("sim", settings=self.settings, tower=self.tower)
+            from companion.devices.sim_camera import SimulatedCamera
+
+            camera = self.settings.camera
+            return SimulatedCamera(
+                self.tower, size=(camera.width, camera.height), setup_seed=self._sim_seed
+            )
         return open_source(self._camera_spec, settings=self.settings)
 
     def _start_sensor(self) -> None:

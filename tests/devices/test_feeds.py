@@ -17,15 +17,14 @@ from companion.devices.feeds import CameraFeed, ChuteFeed
 from companion.devices.frames import FrameSource, SourceUnavailable, open_source
 from companion.devices.health import Health, SourceHealth
 from companion.devices.readings import DropReading, Outcome, ReadingService, Timing
-from companion.devices.sim_camera import SimulatedCamera, calibration_pictures
-from companion.devices.simtower import SimulatedTower, TowerModel
+from companion.devices.sim_camera import SimulatedCamera, calibrate_simulated
+from companion.devices.simtower import FaultKind, SimulatedTower, TowerModel
 from companion.settings import Settings
-from companion.vision import Profile, calibrate
+from companion.vision import Profile
 from companion.vision.settle import Settler
 
-# A set-up the simulated camera and vision agree on at a size that renders quickly.
+# A size that renders quickly.
 SIZE = (400, 300)
-SETUP_SEED = 2
 FAST = Timing(sensor_quiet_s=0.2, nothing_out_s=0.5, camera_wait_s=4.0, tick_s=0.01)
 OFF = SourceHealth("camera", Health.OFF, "no camera")
 
@@ -52,12 +51,14 @@ class Collected:
 
 
 @pytest.fixture(scope="module")
-def profile() -> Profile:
-    probe = SimulatedCamera(SimulatedTower(), size=SIZE, setup_seed=SETUP_SEED)
-    return calibrate(*calibration_pictures(probe))
+def calibrated() -> tuple[int, Profile]:
+    """A simulated camera set-up vision calibrates from, with its profile."""
+    return calibrate_simulated(SimulatedTower(), SIZE)
 
 
-def test_camera_feed_retries_until_the_camera_opens_then_reads_drops(profile: Profile) -> None:
+def test_camera_feed_retries_until_the_camera_opens_then_reads_drops(
+    calibrated: tuple[int, Profile],
+) -> None:
     tower = SimulatedTower(seed=3, model=TowerModel(stick=0))
     attempts: list[int] = []
 
@@ -65,11 +66,11 @@ def test_camera_feed_retries_until_the_camera_opens_then_reads_drops(profile: Pr
         attempts.append(1)
         if len(attempts) < 3:
             raise SourceUnavailable("no camera yet: plug it in")
-        return SimulatedCamera(tower, size=SIZE, setup_seed=SETUP_SEED)
+        return SimulatedCamera(tower, size=SIZE, setup_seed=calibrated[0])
 
     got = Collected()
     with got.service(sensor=SourceHealth("sensor", Health.OFF, "not fitted")) as service:
-        feed = CameraFeed(opener, Settler(profile), service, retry_s=0.05).start()
+        feed = CameraFeed(opener, Settler(calibrated[1]), service, retry_s=0.05).start()
         try:
             got.wait_health("camera", Health.OK)
             assert any("plug it in" in h.message for h in got.health)
@@ -82,7 +83,31 @@ def test_camera_feed_retries_until_the_camera_opens_then_reads_drops(profile: Pr
     assert feed.frames > 5
 
 
-def test_video_of_another_size_is_reported_not_crashed(tmp_path: Path, profile: Profile) -> None:
+def test_camera_feed_reports_a_stall_and_the_recovery(calibrated: tuple[int, Profile]) -> None:
+    tower = SimulatedTower(seed=3)
+    got = Collected()
+    with got.service() as service:
+        feed = CameraFeed(
+            lambda: SimulatedCamera(tower, size=SIZE, setup_seed=calibrated[0]),
+            Settler(calibrated[1]),
+            service,
+            timeout_s=0.2,
+        ).start()
+        try:
+            got.wait_health("camera", Health.OK)
+            tower.inject(FaultKind.CAMERA_STALLED)
+            stalled = got.wait_health("camera", Health.OFFLINE)
+            before = len(got.health)
+            tower.inject(FaultKind.CAMERA_BACK)
+            got.wait_health("camera", Health.OK, after=before)
+        finally:
+            feed.stop()
+    assert "stalled" in stalled.message
+
+
+def test_video_of_another_size_is_reported_not_crashed(
+    tmp_path: Path, calibrated: tuple[int, Profile]
+) -> None:
     clip = tmp_path / "small.avi"
     writer = cv2.VideoWriter(str(clip), cv2.VideoWriter.fourcc(*"MJPG"), 10, (64, 48))
     for _ in range(5):
@@ -91,7 +116,7 @@ def test_video_of_another_size_is_reported_not_crashed(tmp_path: Path, profile: 
     got = Collected()
     with got.service() as service:
         feed = CameraFeed(
-            lambda: open_source(str(clip), settings=Settings()), Settler(profile), service
+            lambda: open_source(str(clip), settings=Settings()), Settler(calibrated[1]), service
         ).start()
         try:
             lost = got.wait_health("camera", Health.OFFLINE)

@@ -12,7 +12,13 @@ import pytest
 
 from companion.cli import main
 from companion.core.cubes import COLOURS, Counts
-from companion.devices.frames import CameraLost, FrameSource, SourceUnavailable, open_source
+from companion.devices.frames import (
+    CameraLost,
+    FrameSource,
+    FrameTimeout,
+    SourceUnavailable,
+    open_source,
+)
 from companion.devices.sim_camera import SimulatedCamera, write_calibration_pictures
 from companion.devices.simtower import FaultKind, SimulatedTower, TowerModel
 from companion.settings import Settings
@@ -78,6 +84,21 @@ def test_camera_unplugged_by_a_fault_then_replugged() -> None:
     tower.inject(FaultKind.CAMERA_BACK)
     with SimulatedCamera(tower, size=SIZE) as again:
         assert again.read().size == SIZE
+
+
+def test_stalled_camera_times_out_until_it_is_back() -> None:
+    tower = SimulatedTower()
+    with SimulatedCamera(tower, size=SIZE) as camera:
+        camera.read()
+        tower.inject(FaultKind.CAMERA_STALLED)
+        assert tower.camera_connected and tower.camera_stalled
+        started = time.monotonic()
+        with pytest.raises(FrameTimeout, match="stalled"):
+            camera.read(timeout=0.2)
+        assert 0.15 < time.monotonic() - started < 2
+        tower.inject(FaultKind.CAMERA_BACK)
+        assert not tower.camera_stalled
+        assert camera.read(timeout=0.2).size == SIZE
 
 
 def test_closed_camera_stops_following_the_tower() -> None:
