@@ -5,8 +5,15 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from companion.devices.chute import cubeproto
-from companion.devices.chute.firmware_sim import FIRMWARE, stage_firmware
+from companion.devices.chute.firmware_sim import (
+    FIRMWARE,
+    FirmwareSimError,
+    find_tool,
+    stage_firmware,
+)
 
 
 def test_the_staged_protocol_module_is_the_packages_own(tmp_path: Path) -> None:
@@ -51,3 +58,11 @@ def test_install_rejects_unknown_options() -> None:
         ["bash", str(FIRMWARE / "install.sh"), "--frobnicate"], capture_output=True, text=True
     )
     assert result.returncode == 2 and "unknown option" in result.stderr
+
+
+def test_a_missing_socat_is_an_error_that_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(FirmwareSimError, match="apt-get install socat"):
+        find_tool("socat", venv_first=False)

@@ -89,6 +89,10 @@ def find_tool(name: str, venv_first: bool) -> str:
 
 def stage_firmware(dest: Path) -> list[Path]:
     """Write the files the board gets into `dest`, by firmware/install.sh itself; their paths."""
+    if not (FIRMWARE / "install.sh").exists():
+        raise FirmwareSimError(
+            f"no firmware folder at {FIRMWARE}: the simulated board runs from a source checkout"
+        )
     result = subprocess.run(
         ["bash", str(FIRMWARE / "install.sh"), "--stage", str(dest)],
         capture_output=True,
