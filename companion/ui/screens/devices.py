@@ -24,6 +24,8 @@ class DevicesScreen(BaseScreen):
         else:
             lines.append(trf("Readings from: {source}", source=bridge.description))
             lines.append(trf("Readings received: {count}", count=bridge.received))
+            for source, health in sorted(bridge.health.items()):
+                lines.append(f"{source}: {health.state} - {health.message}")
             if bridge.last_problem:
                 lines.append(trf("Last problem: {problem}", problem=bridge.last_problem))
         try:

@@ -8,7 +8,7 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.core.cubes import COLOURS, Colour, Counts
-from companion.core.state import Stage
+from companion.core.state import GameState, Stage
 from companion.ui import choices
 from companion.ui.controller import Controller, action_name
 from companion.ui.i18n import tr, trf
@@ -269,6 +269,7 @@ class PhaseScreen(BaseScreen):
     def _show_tower(self, controller: Controller) -> None:
         state = controller.state
         assert state is not None
+        self.ids.tower_title.text = tower_title(state)
         grid = self.ids.tower
         if not grid.children:
             # Made once and only updated: new labels would each render a new texture.
@@ -288,6 +289,21 @@ class PhaseScreen(BaseScreen):
             if chip.text != text:
                 chip.text = text
                 chip.dimmed = n == 0
+
+
+def tower_title(state: GameState) -> str:
+    """'In the tower', with the next drop's most likely AP from the engine's odds model."""
+    from companion.core.odds import drop_odds
+
+    if state.stage not in (Stage.DROP, Stage.TURNS):
+        return tr("In the tower")
+    odds = drop_odds(state)
+    likely = max(range(len(odds.ap)), key=lambda k: odds.ap[k])
+    return trf(
+        "Tower · next drop {ap} AP ({percent}%)",
+        ap=likely,
+        percent=round(100 * odds.ap[likely]),
+    )
 
 
 def colour_text(colour: Colour) -> str:
