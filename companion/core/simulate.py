@@ -202,6 +202,8 @@ class Simulator:
                 game.apply(Correction(counts=truth))
                 return
             except RuleError:
+                if not game.can_undo:
+                    return  # nothing left to take back: the table plays on with the misreading
                 # The people at the table undo what no longer fits, as the app lets them.
                 undone = game.undo()
                 if isinstance(undone, Progress):

@@ -162,6 +162,7 @@ def state_summary(state: GameState) -> dict[str, Any]:
     """The whole state and every score breakdown as plain JSON-ready data (for `game replay`)."""
     players = []
     for index, player in enumerate(state.players):
+        colour = special_space_colour(state, player)
         players.append(
             {
                 "index": index,
@@ -171,7 +172,10 @@ def state_summary(state: GameState) -> dict[str, Any]:
                 "gold": player.gold,
                 "cannons": player.cannons,
                 "progress_space": player.progress,
+                "progress_vp_reached": player.progress_vp,
                 "special_space": player.track,
+                "special_vp_reached": player.special_vp,
+                "special_space_colour": None if colour is None else colour.value,
                 "treasure_chests": player.chests,
                 "trading_posts_placed": player.posts_placed,
                 "ships_placed": player.ships_placed,
@@ -209,6 +213,8 @@ def state_summary(state: GameState) -> dict[str, Any]:
         "progress_display": {"left": state.progress_left, "right": state.progress_right},
         "production_display": state.production_display,
         "skipped_phases": [{"round": r, "colour": c} for r, c in state.skipped],
+        # Where the tracks end, as read off a sheet when the box data lacks the layouts.
+        "track_ends_read": {"progress": state.progress_end, "special": state.special_end},
         "notes": list(state.notes),
         "player_order": list(player_order(state)),
         "ranking": list(ranking(state)),
