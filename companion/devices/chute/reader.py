@@ -77,6 +77,15 @@ class ChuteStatus:
     device_errors: int = 0
 
 
+def _log_sparsely(n: int, message: str, *args: object) -> None:
+    """A warning for the 1st, 10th, 100th... occurrence, debug otherwise: a noisy cable must
+    show in the log without flooding it."""
+    if n > 0 and 10 ** len(str(n)) // 10 == n:
+        log.warning(message, *args)
+    else:
+        log.debug(message, *args)
+
+
 ReadingCallback = Callable[[ChuteReading], None]
 StatusCallback = Callable[[ChuteStatus], None]
 PortOpener = Callable[..., Any]
@@ -304,10 +313,12 @@ class ChuteReader:
         except cubeproto.ProtocolError as error:
             if line.startswith(b"CT1 "):
                 self._bump(crc_errors=1)
-                log.debug("chute sensor: damaged frame (%s): %r", error, line[:80])
+                n = self.status.crc_errors
+                _log_sparsely(n, "chute sensor: damaged frame #%d (%s): %r", n, error, line[:80])
             else:
                 self._bump(garbage_lines=1)
-                log.debug("chute sensor: not a frame: %r", line[:80])
+                n = self.status.garbage_lines
+                _log_sparsely(n, "chute sensor: line #%d is not a frame: %r", n, line[:80])
             return None
         if frame.kind in cubeproto.HOST_KINDS:
             return None  # our own command echoed back (loop://): nothing from the board

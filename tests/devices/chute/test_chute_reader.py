@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -99,8 +100,9 @@ def test_a_clean_drop_gives_one_settled_reading_off_the_ui_thread(
 
 
 def test_garbage_and_crc_errors_are_counted_and_do_no_harm(
-    device: SimulatedChute, reader: ChuteReader, got: Collector
+    device: SimulatedChute, reader: ChuteReader, got: Collector, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.WARNING, logger="companion.devices.chute.reader")
     device.send_garbage(b"Traceback (most recent call last):\r\n")
     device.send_garbage(bytes(range(256)) * 2)  # binary noise, no newline for 512 bytes
     device.send_garbage(b"\n")
@@ -111,6 +113,10 @@ def test_garbage_and_crc_errors_are_counted_and_do_no_harm(
     assert status.crc_errors == 2
     assert status.garbage_lines >= 2
     assert status.state is LinkState.ONLINE
+    logged = caplog.text
+    assert "line #1 is not a frame: b'Traceback" in logged
+    assert "damaged frame #1 (CRC mismatch)" in logged
+    assert "damaged frame #2" not in logged  # the log is not flooded
 
 
 def test_lost_lines_are_repaired_by_running_totals(
