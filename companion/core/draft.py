@@ -32,31 +32,49 @@ def evolve(obj: T, changes: dict[str, Any]) -> T:
     return new
 
 
-class Draft:
-    """Pending changes to `base`; `state()` returns the new snapshot."""
+def _frozen(cls: type[T], fields: dict[str, Any]) -> T:
+    """A frozen state or player whose fields are exactly `fields` (the dict itself is used)."""
+    new = object.__new__(cls)
+    object.__setattr__(new, "__dict__", fields)
+    return new
 
-    __slots__ = ("_fresh", "base", "changes", "players")
+
+class Draft:
+    """The next state in the making from `base`; `finish()` returns it, `view()` a snapshot."""
+
+    __slots__ = ("_fresh", "base", "fields", "players")
 
     def __init__(self, base: GameState) -> None:
         self.base = base
+        # The next state's fields, changed in place; `finish` hands this very dict to it.
+        self.fields: dict[str, Any] = base.__dict__.copy()
         self.players: list[Player] = list(base.players)
-        self.changes: dict[str, Any] = {}
         # Bit i: players[i] is a copy this draft made that no state shows yet, so further
         # changes may go into it directly instead of copying the sheet again.
         self._fresh = 0
 
     def get(self, name: str) -> Any:
         """A field of the state as changed so far."""
-        return self.changes[name] if name in self.changes else getattr(self.base, name)
+        return self.fields[name]
 
     def set(self, **changes: Any) -> None:
         """Change fields of the state."""
-        self.changes.update(changes)
+        if not _FIELDS[GameState].issuperset(changes):
+            raise TypeError(f"not fields of GameState: {set(changes) - _FIELDS[GameState]}")
+        self.fields.update(changes)
 
     def view(self) -> GameState:
         """The state as changed so far (a new snapshot; cheap enough for occasional use)."""
         self._fresh = 0  # the snapshot shows the copies: from now on they must not change
-        return evolve(self.base, {**self.changes, "players": tuple(self.players)})
+        fields = self.fields.copy()
+        fields["players"] = tuple(self.players)
+        return _frozen(GameState, fields)
+
+    def finish(self) -> GameState:
+        """The new state. It takes over this draft's fields: the draft is not used after."""
+        fields = self.fields
+        fields["players"] = tuple(self.players)
+        return _frozen(GameState, fields)
 
     def update(self, index: int, **changes: Any) -> Player:
         """Change fields of one player; returns the changed player.

@@ -155,7 +155,6 @@ _TOWER_EVENTS = (SetupDrop, Drop, StrayCubes)
 _TOWER_KINDS = frozenset(_TOWER_EVENTS)
 
 
-_CUBE_FIELDS = frozenset({"storage", "action_space", "stray", "tower"})
 _SEVEN_EACH = [CUBES_PER_COLOUR] * 7
 
 
@@ -174,13 +173,19 @@ def apply(state: GameState, event: Event) -> GameState:
         )
     draft = Draft(state)
     handler(draft, event)
-    changes = draft.changes
-    changes["events_applied"] = state.events_applied + 1
+    fields = draft.fields
+    fields["events_applied"] = state.events_applied + 1
     if kind in _TOWER_KINDS:
-        changes["tower_event_count"] = state.tower_event_count + 1
-    new = draft.view()
-    # Cubes move only where one of these fields changed; an unchanged field was checked before.
-    if not changes.keys().isdisjoint(_CUBE_FIELDS):
+        fields["tower_event_count"] = state.tower_event_count + 1
+    # Cubes move only where one of these fields changed; an unchanged one was checked before.
+    moved = (
+        fields["storage"] is not state.storage
+        or fields["action_space"] is not state.action_space
+        or fields["stray"] is not state.stray
+        or fields["tower"] is not state.tower
+    )
+    new = draft.finish()
+    if moved:
         check_conservation(new)
     return new
 
