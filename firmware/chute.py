@@ -16,6 +16,13 @@ import time
 
 import cubeproto as P
 
+TYPE_CHECKING = False  # MicroPython has no typing module; the names below are for readers
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import machine
+    import tcs34725
+
 FW_VERSION = "0.1.0"
 HEARTBEAT_MS = 1000
 DEBOUNCE_MS = 3  # breaks closer than this are one cube (two cubes cannot pass that close)
@@ -29,7 +36,7 @@ class CalStore:
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def load(self):
+    def load(self) -> "P.CalTable | None":
         """The stored table, or None when there is none or it is damaged."""
         try:
             with open(self.path) as f:
@@ -37,7 +44,7 @@ class CalStore:
         except (OSError, P.ProtocolError):
             return None
 
-    def save(self, table) -> None:
+    def save(self, table: "P.CalTable") -> None:
         """Write the table so that the next boot starts with it."""
         tmp = self.path + ".new"
         with open(tmp, "w") as f:
@@ -51,7 +58,7 @@ class StatusLed:
     """Blink patterns: steady on = ready; slow blink = no calibration; short pulse every second =
     no host yet; fast blink = colour sensor fault. Every counted cube blinks it off briefly."""
 
-    def __init__(self, pin) -> None:
+    def __init__(self, pin: "machine.Pin") -> None:
         self.pin = pin
         self.state = -1
         self.flash_until = None
@@ -84,7 +91,16 @@ class StatusLed:
 class Chute:
     """Counts cubes per colour since boot and reports them in every frame it sends."""
 
-    def __init__(self, sensor, beam, led, write, store, boot: str, now: int) -> None:
+    def __init__(
+        self,
+        sensor: "tcs34725.TCS34725",
+        beam: "machine.Pin",
+        led: "machine.Pin",
+        write: "Callable[[bytes], object]",
+        store: CalStore,
+        boot: str,
+        now: int,
+    ) -> None:
         self.sensor = sensor
         self.beam = beam
         self.led = StatusLed(led)
@@ -173,7 +189,7 @@ class Chute:
         else:
             self.send(P.ERR, [("code", "unknown")])
 
-    def _reset(self, frame) -> None:
+    def _reset(self, frame: P.Frame) -> None:
         try:
             cmd = frame.uint("id", P.MAX_SEQ)
         except P.ProtocolError:
@@ -186,7 +202,7 @@ class Chute:
             self.rej = 0
         self.send(P.ACK, [("id", str(cmd)), ("ok", "1")], self._state_fields())
 
-    def _calibrate(self, frame) -> None:
+    def _calibrate(self, frame: P.Frame) -> None:
         cmd = frame.fields.get("id", "0")
         try:
             table = P.CalTable.from_fields(frame.fields)

@@ -4,6 +4,10 @@ import select
 
 import cubeproto as P
 
+TYPE_CHECKING = False  # MicroPython has no typing module; the names below are for readers
+if TYPE_CHECKING:
+    import io
+
 
 class LineIn:
     """Collects bytes from `stream` (with a binary `.read(1)`) into lines; `poll()` never waits.
@@ -12,14 +16,14 @@ class LineIn:
     `sys.stdin`, while the bytes are read from `sys.stdin.buffer`.
     """
 
-    def __init__(self, stream, pollable=None) -> None:
+    def __init__(self, stream: "io.BufferedReader", pollable: object = None) -> None:
         self.stream = stream
         self.poller = select.poll()
         self.poller.register(stream if pollable is None else pollable, select.POLLIN)
         self.buf = bytearray()
         self.closed = False
 
-    def poll(self):
+    def poll(self) -> "bytes | None":
         """The next complete line (bytes, newline stripped) if one has arrived, else None."""
         while self.poller.poll(0):
             byte = self.stream.read(1)

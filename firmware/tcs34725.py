@@ -6,6 +6,10 @@ channels (red, green, blue, clear) that the chip integrates at the same moment.
 
 import time
 
+TYPE_CHECKING = False  # MicroPython has no typing module; the names below are for readers
+if TYPE_CHECKING:
+    import machine
+
 ADDRESS = 0x29
 _CMD = 0x80  # command bit: the next byte names a register
 _AUTO_INC = 0x20  # read several registers in one transfer
@@ -29,7 +33,9 @@ class TCS34725:
     Errors on the bus surface as OSError, exactly as machine.I2C raises them.
     """
 
-    def __init__(self, i2c, address: int = ADDRESS, cycles: int = 1, gain: int = 16) -> None:
+    def __init__(
+        self, i2c: "machine.I2C", address: int = ADDRESS, cycles: int = 1, gain: int = 16
+    ) -> None:
         if cycles < 1 or cycles > 256:
             raise ValueError("integration cycles must be 1..256")
         if gain not in _GAINS:

@@ -29,13 +29,17 @@ import hostlink
 import simhw
 import tcs34725
 
+TYPE_CHECKING = False  # MicroPython has no typing module; the names below are for readers
+if TYPE_CHECKING:
+    import io
+
 DEFAULT_CUBE_MS = 10  # a free-falling cube is in view 5 to 13 ms (hardware notes)
 
 
 class FaultyOut:
     """The link to the host, with the faults the script asks for."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: "io.BufferedWriter") -> None:
         self.stream = stream
         self.drop = 0
         self.garble = 0
@@ -83,7 +87,7 @@ def main() -> None:
     out = FaultyOut(sys.stdout.buffer)
     link = hostlink.LineIn(sys.stdin.buffer, sys.stdin)
 
-    def boot(now: int):
+    def boot(now: int) -> chute.Chute:
         logic = chute.Chute(tcs34725.TCS34725(bus), beam, led, out.write, store, new_boot(), now)
         beam.irq(lambda pin: logic.beam_broke(pin.edge_ms), 2)
         return logic

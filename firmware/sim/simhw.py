@@ -7,6 +7,10 @@ come from one Scene: the cubes falling past, each with its true colour.
 
 import time
 
+TYPE_CHECKING = False  # MicroPython has no typing module; the names below are for readers
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # Raw (red, green, blue, clear) counts each cube colour gives at 2.4 ms and gain 16, indexed in
 # action-circuit order (blue, black, red, brown, green, yellow, white). The host's default
 # calibration is built from the same kind of readings.
@@ -45,7 +49,7 @@ class Scene:
                 out.append(cube[0])
         return out
 
-    def _current(self, t: int):
+    def _current(self, t: int) -> "tuple | None":
         for start, duration, rgbc, _ in self.cubes:
             if time.ticks_diff(t, start) >= 0 and time.ticks_diff(t, start) < duration:
                 return rgbc
@@ -58,7 +62,7 @@ class Scene:
     def broken(self, t: int) -> bool:
         return self._current(t) is not None
 
-    def rgbc(self, t: int):
+    def rgbc(self, t: int) -> list:
         """What the sensor integrates at `t`, with a few per cent of repeatable noise."""
         base = self._current(t)
         if base is None:
@@ -75,7 +79,7 @@ class SimTCS34725Bus:
 
     ADDRESS = 0x29
 
-    def __init__(self, scene) -> None:
+    def __init__(self, scene: Scene) -> None:
         self.scene = scene
         self.regs = bytearray(0x20)
         self.regs[0x01] = 0xFF
@@ -125,7 +129,7 @@ class SimTCS34725Bus:
             return bytes(self.regs[reg : reg + n])
         return bytes([self.regs[reg]] * n)
 
-    def writeto_mem(self, addr: int, memaddr: int, buf) -> None:
+    def writeto_mem(self, addr: int, memaddr: int, buf: bytes) -> None:
         self._check(addr)
         if not memaddr & 0x80:
             raise OSError(5)
@@ -148,7 +152,7 @@ class SimBeamPin:
     """The break-beam receiver: reads 0 while a cube is in the beam; its falling-edge IRQ fires
     once per cube, even for a cube that has already passed (the hardware latches edges)."""
 
-    def __init__(self, scene) -> None:
+    def __init__(self, scene: Scene) -> None:
         self.scene = scene
         self.handler = None
         self.edge_ms = 0
@@ -156,7 +160,7 @@ class SimBeamPin:
     def value(self) -> int:
         return 0 if self.scene.broken(time.ticks_ms()) else 1
 
-    def irq(self, handler, trigger=2) -> None:
+    def irq(self, handler: "Callable[[SimBeamPin], None]", trigger: int = 2) -> None:
         self.handler = handler
 
     def poll(self) -> None:
