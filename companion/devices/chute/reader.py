@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 BAUD = 115200  # ignored by USB CDC, needed by real UARTs and harmless on ptys
 _READ_TIMEOUT_S = 0.05
+_WRITE_TIMEOUT_S = 1.0  # a board that stops reading must not hang the reader thread
 _CAL_RESEND_S = 5.0
 _REOPEN_AFTER_SILENCES = 4  # reopen the port after this many offline periods of silence
 
@@ -132,7 +133,6 @@ class ChuteReader:
         self._thread: threading.Thread | None = None
         self._status = ChuteStatus(LinkState.STARTING, "the chute sensor reader has not started")
         self._seq = 0
-        self._pending_drop = False
 
     @classmethod
     def from_settings(
@@ -175,7 +175,7 @@ class ChuteReader:
     def start_drop(self) -> None:
         """Readings from now on count only cubes falling after this call (thread-safe)."""
         with self._lock:
-            self._pending_drop = True
+            self._tracker.start_drop(self._clock())
 
     @property
     def status(self) -> ChuteStatus:
@@ -203,7 +203,9 @@ class ChuteReader:
                 )
             else:
                 try:
-                    port = self._open_port(url, baudrate=BAUD, timeout=_READ_TIMEOUT_S)
+                    port = self._open_port(
+                        url, baudrate=BAUD, timeout=_READ_TIMEOUT_S, write_timeout=_WRITE_TIMEOUT_S
+                    )
                 except (serial.SerialException, OSError, ValueError) as error:
                     self._set_status(
                         LinkState.CONNECTING,
@@ -281,9 +283,6 @@ class ChuteReader:
                     log.debug("chute sensor: %d bytes without a newline dropped", len(buf))
                     buf.clear()
             with self._lock:
-                if self._pending_drop:
-                    self._pending_drop = False
-                    self._tracker.start_drop(now)
                 confirm = self._tracker.wants_confirmation(now)
             if confirm:
                 self._send(port, cubeproto.PING, [])
