@@ -60,7 +60,11 @@ class Game:
 
     @property
     def states(self) -> Sequence[GameState]:
-        """Every state: before any event, then after each event."""
+        """Every state: before any event, then after each event.
+
+        After a correction of an earlier reading, the states in between stay as they were when
+        their events were applied (undo brings them back); the correction's state is the re-fold.
+        """
         return tuple(self._states)
 
     @property
