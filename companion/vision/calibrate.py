@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
+from companion.vision.blobs import looks_single
 from companion.vision.colours import distances2
 from companion.vision.count import analyse
 from companion.vision.debug import DebugSink, no_debug
@@ -38,8 +39,20 @@ class _Found:
     regions: NDArray[np.int32]
     cube: Mask
     """Pixels that are cube rather than the shadow it casts."""
+    singles: list[float]
+    """Areas of the regions whose outline is one compact square (one cube alone)."""
 
 
+# Cubes in one colour picture are of two colours when their hue angles differ this much
+# (degrees), or when one is grey (chroma below GREY_CHROMA) and the other clearly coloured.
+MIXED_HUE_DEGREES = 60.0
+GREY_CHROMA = 8.0
+HUE_CHROMA = 15.0
+# Cubes this much darker (L) than the picture's typical cube are in shade and not compared.
+SHADED_LIGHTNESS = 10.0
+COLOURED_CHROMA = 22.0
+# A pixel that changed in this many of the seven colour pictures belongs to the set-up.
+UNSTABLE_VOTES = 4
 # A region whose pixels are mostly shadow-like is a dark cube (or a cube the tray's colour):
 # then its darker part is the cube, the lighter part its shadow.
 MOSTLY_SHADOW = 0.5
@@ -63,7 +76,13 @@ def _regions(view: BGRImage, reference: Reference) -> _Found:
         ratio = comparison.ratio[y : y + h, x : x + w]
         darker = shadowy & (ratio <= np.median(ratio[shadowy]))
         cube[y : y + h, x : x + w] |= darker
-    return _Found(cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32), cube)
+    singles = []
+    for index in range(1, n):
+        ys, xs = np.nonzero(regions == index)
+        points = np.stack([xs, ys], axis=1).astype(np.float32)
+        if len(points) >= 20 and looks_single(points):
+            singles.append(areas[index - 1])
+    return _Found(cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32), cube, singles)
 
 
 def _cube_area(areas: list[float]) -> float:
@@ -78,6 +97,23 @@ def _cube_area(areas: list[float]) -> float:
         counts = np.maximum(1, np.round(values / estimate))
         estimate = float(values.sum() / counts.sum())
     return estimate
+
+
+def _unstable(views: Mapping[Colour, BGRImage], reference: Reference) -> Mask:
+    """Pixels that changed in most colour pictures: not cubes (each picture has its own
+    cubes in other places) but the set-up itself flickering (rim highlights, clipping)."""
+    votes = np.zeros(reference.inside.shape, np.int32)
+    for picture in views.values():
+        votes += compare(picture, reference).changed
+    unstable = (votes >= UNSTABLE_VOTES).astype(np.uint8)
+    grown = cv2.dilate(unstable, np.ones((3, 3), np.uint8))
+    result: Mask = grown.astype(np.bool_)
+    return result
+
+
+def _smallest_cube(view: TrayView) -> float:
+    """The least area (view pixels) a cube can have: the tray is at most 40 cubes wide."""
+    return float((max(view.width, view.height) / 40.0) ** 2)
 
 
 def _plausible(areas: list[float], minimum: float) -> list[float]:
@@ -126,11 +162,17 @@ def _measure_side(empty: BGRImage, per_colour: Mapping[Colour, BGRImage], view: 
     guess = max(view.width, view.height) / 25.0
     reference = Reference.prepare(empty_view, view.tray_mask(), guess)
     areas: list[float] = []
-    minimum = (guess * 0.25) ** 2
+    singles: list[float] = []
+    minimum = _smallest_cube(view)
     for picture in per_colour.values():
-        areas.extend(_plausible(_regions(view.warp(picture), reference).areas, minimum))
+        found = _regions(view.warp(picture), reference)
+        singles.extend(_plausible(found.singles, minimum))
+        areas.extend(_plausible(found.areas, minimum))
     if not areas:
         raise CalibrationError("no cubes found in any colour picture; check the pictures")
+    # Lone cubes show the size best; touching ones only help when none lies alone.
+    if len(singles) >= 3:
+        return float(np.sqrt(np.median(singles)))
     return float(np.sqrt(_cube_area(areas)))
 
 
@@ -144,14 +186,18 @@ def _learn(
     """Colour models and cube areas in the final view."""
     empty_view = view.warp(empty)
     debug("empty-view", empty_view)
-    first = Reference.prepare(empty_view, view.tray_mask(), TARGET_SIDE)
+    views = {colour: view.warp(per_colour[colour]) for colour in COLOURS}
+    unstable = _unstable(views, Reference.prepare(empty_view, view.tray_mask(), TARGET_SIDE))
+    debug("unstable", unstable)
+    first = Reference.prepare(empty_view, view.tray_mask(), TARGET_SIDE, unstable=unstable)
     found: dict[Colour, _Found] = {}
     labs: dict[Colour, NDArray[np.float32]] = {}
     noise: list[float] = []
     all_areas: list[float] = []
-    minimum = (TARGET_SIDE * 0.35) ** 2
+    all_singles: list[float] = []
+    minimum = max(_smallest_cube(view), (TARGET_SIDE * 0.4) ** 2)
     for colour in COLOURS:
-        picture_view = view.warp(per_colour[colour])
+        picture_view = views[colour]
         comparison = compare(picture_view, first)
         noise.append(float(np.median(comparison.difference[first.inside])))
         regions = _regions(picture_view, first)
@@ -159,9 +205,10 @@ def _learn(
         labs[colour] = comparison.lab
         debug(f"{colour.value}-regions", regions.mask)
         all_areas.extend(_plausible(regions.areas, minimum))
+        all_singles.extend(_plausible(regions.singles, minimum))
     if not all_areas:
         raise CalibrationError("no cubes found in any colour picture; check the pictures")
-    typical = _cube_area(all_areas)
+    typical = float(np.median(all_singles)) if len(all_singles) >= 3 else _cube_area(all_areas)
     side = float(np.sqrt(typical))
     models: dict[Colour, ColourModel] = {}
     for colour in COLOURS:
@@ -177,6 +224,7 @@ def _learn(
         cube_side=side,
         noise=float(np.median(noise)),
         empty_view_png=encode_png(empty_view),
+        unstable_png=encode_png(unstable.astype(np.uint8) * 255),
         colours=models,
     )
     return _measure_areas(provisional, per_colour)
@@ -192,7 +240,7 @@ def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> P
     models = dict(profile.colours)
     for index, colour in enumerate(COLOURS):
         comparison = compare(profile.view.warp(per_colour[colour]), reference)
-        blobs = [b for b in analyse(comparison, profile) if b.label == index and b.cubes >= 0.5]
+        blobs = [b for b in analyse(comparison, profile) if b.label == index and b.count > 0]
         if not blobs:
             continue
         area = _cube_area([b.area for b in blobs])
@@ -252,6 +300,21 @@ def _colour_model(
     )
 
 
+def _other_hue(lab: NDArray[np.float64], centre: NDArray[np.float64]) -> bool:
+    """Whether a cube's colour is another hue than the picture's typical cube.
+
+    Shade lowers lightness and chroma but keeps the hue angle; two colours differ in hue
+    angle (both coloured) or one is grey (black, white) where the other is coloured.
+    """
+    chroma, centre_chroma = float(np.hypot(lab[1], lab[2])), float(np.hypot(centre[1], centre[2]))
+    if min(chroma, centre_chroma) < GREY_CHROMA:
+        return max(chroma, centre_chroma) > COLOURED_CHROMA
+    if min(chroma, centre_chroma) < HUE_CHROMA:
+        return False  # too grey for a trustworthy hue angle, too coloured to call grey
+    angle = np.degrees(np.arctan2(lab[2], lab[1]) - np.arctan2(centre[2], centre[1]))
+    return bool(abs((angle + 180.0) % 360.0 - 180.0) > MIXED_HUE_DEGREES)
+
+
 def _check_distinct(
     models: dict[Colour, ColourModel],
     found: dict[Colour, _Found],
@@ -268,18 +331,36 @@ def _check_distinct(
         regions = found[colour]
         core, _ = _cores(regions, typical, side)
         strangers: list[str] = []
+        medians: list[NDArray[np.float64]] = []
         for number, area in enumerate(regions.areas, start=1):
             inner = core & (regions.regions == number)
-            if area < 0.5 * typical or inner.sum() < 5:
+            if area < 0.75 * typical or inner.sum() < 5:
                 continue
-            region_lab = np.median(labs[colour][inner], axis=0)
+            region_lab = np.median(labs[colour][inner], axis=0).astype(np.float64)
+            medians.append(region_lab)
             d2 = distances2(region_lab[None, :].astype(np.float32), means, inverses)[0]
             best = int(np.argmin(d2))
             own = float(np.sqrt(d2[index]))
             # Shading and highlights spread a colour widely: only a region clearly outside
             # its own colour and clearly inside another is a stranger.
-            if best != index and own > 3.0 and own - np.sqrt(d2[best]) > 2.0:
+            # A region darker than the colour's own range is a shadow or shaded side, not a
+            # stranger (a darker cube among lighter ones is left to the hue test below).
+            darker = region_lab[0] < means[index][0] - 2.0 * np.sqrt(
+                models[colour].covariance[0][0]
+            )
+            if best != index and not darker and own > 4.0 and own - np.sqrt(d2[best]) > 3.0:
                 strangers.append(COLOURS[best].value)
+        # Two colours in one picture also make one broad model that explains both; the cubes
+        # themselves then disagree in hue (a, b); lightness is left out, shading varies it.
+        if len(medians) >= 2:
+            centre = np.median(np.array(medians), axis=0)
+            for region_lab in medians:
+                if region_lab[0] < centre[0] - SHADED_LIGHTNESS:
+                    continue  # in shade: its hue drifts (yellow turns olive), not comparable
+                if _other_hue(region_lab, centre):
+                    d2 = distances2(region_lab[None, :].astype(np.float32), means, inverses)[0]
+                    d2[index] = np.inf
+                    strangers.append(COLOURS[int(np.argmin(d2))].value)
         if strangers:
             raise CalibrationError(
                 f"the {colour.value} picture holds cubes that look {', '.join(sorted(set(strangers)))}; "

@@ -20,9 +20,15 @@ from companion.vision.segment import Comparison, compare
 # Mean brightness (0..255) below which a picture is too dark to read.
 TOO_DARK = 18.0
 # Share of the tray that must still look like the empty tray, or the set-up has changed.
-MIN_MATCHING = 0.35
+MIN_MATCHING = 0.55
+# The picture's brightness pattern must correlate this well with the empty tray's.
+MIN_STRUCTURE = 0.3
 # Shadow-like pixels count as cube only when a colour model explains them this well.
 SHADOW_KEEP_D2 = 9.0
+# A shadow-like patch with no cube beside it, at least this many cubes' area, is kept.
+LONE_SHADOW_CUBES = 0.5
+# Label of dark patches set aside as shadow with nothing beside them to cast it.
+DARK = UNKNOWN + 1
 # An unexplained region of this many cubes' area, or reaching over the rim, is a hand.
 HAND_CUBES = 3.0
 
@@ -54,6 +60,30 @@ def foreground(
     return keep, labels
 
 
+def _lone_shadows(dropped: Mask, kept: Mask, profile: Profile) -> Mask:
+    """Cube-sized dark regions set aside as shadow although nothing near them casts one.
+
+    A shadow lies next to the cube that casts it; a dark patch on its own is more likely a
+    dark cube whose colour the models miss. It is kept, to be classified or reported.
+    """
+    n, regions, stats, _ = cv2.connectedComponentsWithStats(
+        dropped.astype(np.uint8), connectivity=8
+    )
+    if n <= 1:
+        return np.zeros_like(dropped)
+    # Only a real object casts a shadow: specks of kept pixels do not count as neighbours.
+    k, pieces, sizes, _ = cv2.connectedComponentsWithStats(kept.astype(np.uint8), connectivity=8)
+    big = [i for i in range(1, k) if sizes[i, cv2.CC_STAT_AREA] >= 0.3 * profile.cube_side**2]
+    casters = np.isin(pieces, big).astype(np.uint8)
+    reach = max(3, round(profile.cube_side * 0.4)) | 1
+    near = cv2.dilate(casters, np.ones((reach, reach), np.uint8)).astype(np.bool_)
+    touching = np.unique(regions[near & dropped])
+    smallest = LONE_SHADOW_CUBES * profile.cube_side**2
+    lone = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= smallest and i not in touching]
+    result: Mask = np.isin(regions, lone)
+    return result
+
+
 def analyse(comparison: Comparison, profile: Profile, debug: DebugSink = no_debug) -> list[Blob]:
     """The labelled regions of a view compared with the empty tray, each counted."""
     prepared = profile.prepared()
@@ -61,10 +91,17 @@ def analyse(comparison: Comparison, profile: Profile, debug: DebugSink = no_debu
     debug("shadow-like", comparison.shadow_like)
     mask, raw = foreground(comparison.changed, comparison.shadow_like, comparison.lab, profile)
     debug("foreground", mask)
+    lone = _lone_shadows(comparison.changed & ~mask, mask, profile)
+    lone &= prepared.reference.inside
     window = max(3, round(profile.cube_side * 0.5))
     labels = vote(raw, mask, window)
     debug("labels", ((labels.astype(np.int16) + 1) * 28).astype(np.uint8))
-    return find_blobs(
+    dark = (
+        [_dark_patch(lone, profile)]
+        if lone.sum() >= LONE_SHADOW_CUBES * profile.cube_side**2
+        else []
+    )
+    return dark + find_blobs(
         labels,
         comparison.lab,
         comparison.shadow_like,
@@ -73,6 +110,14 @@ def analyse(comparison: Comparison, profile: Profile, debug: DebugSink = no_debu
         prepared.inverses,
         prepared.areas,
     )
+
+
+def _dark_patch(lone: Mask, profile: Profile) -> Blob:
+    """A region for dark patches no cube explains (reported as a doubt, never counted)."""
+    ys, xs = np.nonzero(lone)
+    centre = np.array([[xs.mean(), ys.mean()]], np.float64)
+    cubes = float(lone.sum()) / profile.cube_side**2
+    return Blob(DARK, float(lone.sum()), cubes, 0, centre, 0.0, 0.0, UNKNOWN, 1.0, False)
 
 
 def read_tray(
@@ -98,7 +143,7 @@ def read_tray(
     debug("view", warped)
     comparison = compare(warped, profile.prepared().reference)
     reasons: list[str] = []
-    if comparison.matching < MIN_MATCHING:
+    if comparison.matching < MIN_MATCHING or comparison.structure < MIN_STRUCTURE:
         reasons.append("tray not found: the picture does not look like the calibrated tray")
         return unsure(reasons, _annotated(image, [], profile, False, reasons) if annotate else None)
     gains = comparison.gains
@@ -122,19 +167,14 @@ def read_tray(
 def _sightings(blobs: list[Blob], profile: Profile) -> tuple[list[CubeSighting], list[Blob]]:
     """Cubes in picture pixels, each with the confidence of the region it came from."""
     view = profile.view
-    inside = profile.prepared().reference.inside
     cubes: list[CubeSighting] = []
     sources: list[Blob] = []
     for blob in blobs:
-        if blob.label == UNKNOWN or blob.count == 0:
+        if blob.label >= UNKNOWN or blob.count == 0:
             continue
-        centres = blob.centres
-        xs = np.clip(centres[:, 0].round().astype(int), 0, inside.shape[1] - 1)
-        ys = np.clip(centres[:, 1].round().astype(int), 0, inside.shape[0] - 1)
-        keep = inside[ys, xs]
-        if not keep.any():
-            continue
-        points = view.to_picture(centres[keep])
+        # Cubes in the margin count too: the floor's outline is found a little inside the
+        # walls, and a cube against the rim is still in the tray.
+        points = view.to_picture(blob.centres)
         confidence = min(blob.size_confidence, blob.colour_confidence)
         for x, y in points:
             cubes.append(CubeSighting(COLOURS[blob.label], float(x), float(y), confidence))
@@ -146,6 +186,9 @@ def _doubts(blobs: list[Blob], counts: Counts) -> list[str]:
     """Why the reading may be wrong, in words a player understands."""
     reasons: list[str] = []
     for blob in blobs:
+        if blob.label == DARK:
+            reasons.append("a dark patch that may be a cube or a shadow")
+            continue
         if blob.label == UNKNOWN:
             if blob.cubes >= HAND_CUBES and (blob.touches_margin or blob.cubes >= 2 * HAND_CUBES):
                 reasons.append("hand in the picture")

@@ -13,6 +13,7 @@ from typing import Literal
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from companion.core.cubes import COLOURS, Colour
@@ -60,6 +61,11 @@ class Profile(BaseModel):
     cube_side: float = Field(gt=0, description="Side of a cube in the view, pixels.")
     noise: float = Field(ge=0, description="Typical colour difference between two shots, CIE76.")
     empty_view_png: str = Field(description="The empty tray in the view, PNG bytes in base64.")
+    unstable_png: str = Field(
+        default="",
+        description="Pixels of the view that changed in most calibration pictures with no cube "
+        "there (rim highlights, clipping): PNG mask in base64, ignored when counting.",
+    )
     colours: dict[Colour, ColourModel] = Field(description="One model per cube colour, all seven.")
 
     _prepared: Prepared | None = PrivateAttr(default=None)
@@ -84,6 +90,17 @@ class Profile(BaseModel):
         if image is None or image.shape[:2] != (self.view_height, self.view_width):
             raise ProfileError("the profile's empty-tray picture is damaged; calibrate again")
         result: BGRImage = np.asarray(image, np.uint8)
+        return result
+
+    def unstable(self) -> NDArray[np.bool_] | None:
+        """The unstable-pixel mask of the view, or None when the profile has none."""
+        if not self.unstable_png:
+            return None
+        data = base64.b64decode(self.unstable_png)
+        mask = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+        if mask is None or mask.shape != (self.view_height, self.view_width):
+            raise ProfileError("the profile's unstable-pixel mask is damaged; calibrate again")
+        result: NDArray[np.bool_] = np.asarray(mask) > 0
         return result
 
     def prepared(self) -> Prepared:
@@ -148,7 +165,13 @@ class Prepared:
     def build(cls, profile: Profile) -> Prepared:
         """Prepare the reference and the colour models of a profile."""
         view = profile.view
-        reference = Reference.prepare(profile.empty_view(), view.tray_mask(), profile.cube_side)
+        reference = Reference.prepare(
+            profile.empty_view(),
+            view.tray_mask(),
+            profile.cube_side,
+            profile.noise,
+            profile.unstable(),
+        )
         means = np.array([profile.colours[c].mean for c in COLOURS], np.float32)
         inverses = np.array(
             [np.linalg.inv(np.array(profile.colours[c].covariance)) for c in COLOURS], np.float32

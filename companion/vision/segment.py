@@ -24,6 +24,13 @@ SHADOW_MIN_RATIO = 0.12
 SHADOW_MAX_RATIO = 0.97
 # Largest chromaticity change (r, g, b shares) still called a shadow; room light is often bluer.
 SHADOW_MAX_CHROMA = 0.045
+SHADOW_DARK_CHROMA = 0.06
+# Tone correction: the exponents believed, and the share of pixel pairs fitted (the rest
+# are cubes, hands and shadows).
+TONE_SLOPES = (0.75, 1.35)
+TONE_KEEP = 0.6
+# Pictures may be at most this many times noisier than the calibration pictures.
+NOISY_LIMIT = 2.5
 # A channel this bright (0..1) may be clipped by the camera.
 CLIPPED = 0.9
 
@@ -83,13 +90,33 @@ class Reference:
     cube_side: float
     peak: FloatImage
     """The brightest channel per pixel, 0..1."""
+    lab_low: FloatImage
+    """Per-channel Lab minimum over each pixel's 3x3 neighbourhood."""
+    lab_high: FloatImage
+    """Per-channel Lab maximum over each pixel's 3x3 neighbourhood."""
+    noise: float | None = None
+    """Typical colour difference between two shots of this set-up (None while calibrating)."""
+    unstable: Mask | None = None
+    """Pixels that change between shots with nothing there (highlights on the rim, clipping)."""
 
     @classmethod
-    def prepare(cls, empty_view: BGRImage, inside: Mask, cube_side: float) -> Reference:
+    def prepare(
+        cls,
+        empty_view: BGRImage,
+        inside: Mask,
+        cube_side: float,
+        noise: float | None = None,
+        unstable: Mask | None = None,
+    ) -> Reference:
         """Blur and convert the empty-tray view once."""
         bgr = smooth(to_float(empty_view), cube_side)
         brightness, share = chromaticity(bgr)
-        return cls(bgr, to_lab(bgr), brightness, share, inside, cube_side, channel_max(bgr))
+        peak = channel_max(bgr)
+        lab = to_lab(bgr)
+        kernel = np.ones((3, 3), np.uint8)
+        low = np.asarray(cv2.erode(lab, kernel), np.float32)
+        high = np.asarray(cv2.dilate(lab, kernel), np.float32)
+        return cls(bgr, lab, brightness, share, inside, cube_side, peak, low, high, noise, unstable)
 
 
 @dataclass(frozen=True)
@@ -111,6 +138,8 @@ class Comparison:
     """Per-channel factor the picture's light was divided by to match the empty tray."""
     matching: float
     """Share of the tray that still looks like the empty tray (0..1)."""
+    structure: float
+    """Correlation of the picture's brightness pattern with the empty tray's (-1..1)."""
     threshold: float
     """The colour difference that counted as changed in this picture."""
 
@@ -134,16 +163,58 @@ def light_gains(bgr: FloatImage, reference: Reference) -> NDArray[np.float64]:
     return result
 
 
+def tone_tables(bgr: FloatImage, reference: Reference) -> NDArray[np.float32]:
+    """Per-channel tables (256 x 1 x 3) mapping this picture's levels onto the empty tray's.
+
+    Cameras compress highlights and shadows, so an exposure change is not one factor for all
+    levels: each channel gets a power curve (factor and exponent) fitted to the pixel pairs
+    by trimmed least squares, so cubes (a minority of the pixels) cannot bend it.
+    """
+    sample = (slice(None, None, 4), slice(None, None, 4))
+    pic = bgr[sample].reshape(-1, 3)
+    ref = reference.bgr[sample].reshape(-1, 3)
+    levels = np.arange(256, dtype=np.float64) / 255.0
+    tables = np.empty((256, 1, 3), np.float32)
+    for channel in range(3):
+        x, y = pic[:, channel].astype(np.float64), ref[:, channel].astype(np.float64)
+        usable = (x > 0.04) & (y > 0.04) & (x < 0.99) & (y < 0.99)
+        lx, ly = np.log(x[usable]), np.log(y[usable])
+        keep = np.ones(len(lx), np.bool_)
+        slope, offset = 1.0, 0.0
+        for _ in range(3):
+            if keep.sum() < 50 or np.ptp(lx[keep]) < 0.3:
+                break
+            slope, offset = np.polyfit(lx[keep], ly[keep], 1)
+            slope = float(np.clip(slope, TONE_SLOPES[0], TONE_SLOPES[1]))
+            offset = float(np.median(ly[keep] - slope * lx[keep]))
+            residual = np.abs(ly - (offset + slope * lx))
+            keep = residual <= np.quantile(residual, TONE_KEEP)
+        curve = np.exp(offset) * np.power(np.maximum(levels, 1e-6), slope)
+        tables[:, 0, channel] = np.clip(curve, 0.0, 1.0).astype(np.float32)
+    return tables
+
+
 def compare(view: BGRImage, reference: Reference) -> Comparison:
     """Normalise the view's light to the empty tray's, and mark what changed and what is shadow."""
     raw = smooth(to_float(view), reference.cube_side)
     gains = light_gains(raw, reference)
-    bgr: FloatImage = np.clip(raw / gains.astype(np.float32), 0.0, 1.0).astype(np.float32)
+    scaled = np.clip(raw / gains.astype(np.float32), 0.0, 1.0).astype(np.float32)
+    tables = tone_tables(scaled, reference)
+    indices = np.asarray(scaled * np.float32(255.0) + np.float32(0.5), np.uint8)
+    bgr: FloatImage = np.asarray(cv2.LUT(indices, tables), np.float32)
     lab = to_lab(bgr)
-    difference = channel_norm(lab - reference.lab)
+    # Compared with the range of the tray's colour one pixel around: sharp print edges and
+    # the rim shift by a fraction of a pixel between shots (demosaicing, JPEG), cubes do not.
+    below = np.maximum(reference.lab_low - lab, np.float32(0.0))
+    above = np.maximum(lab - reference.lab_high, np.float32(0.0))
+    difference = channel_norm(below + above)
     inside = reference.inside
     # Every other pixel of every other row is plenty for a median and four times faster.
     typical = float(np.median(difference[::2, ::2][inside[::2, ::2]]))
+    if reference.noise is not None:
+        # A picture far from the set-up (noise, another scene) must not raise the bar so high
+        # that nothing looks changed.
+        typical = min(typical, NOISY_LIMIT * max(reference.noise, 1.0))
     threshold = max(MIN_DIFFERENCE, NOISE_FACTOR * typical)
     brightness, share = chromaticity(bgr)
     ratio = brightness / (reference.brightness + np.float32(1e-3))
@@ -156,12 +227,32 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         & (hue_shift <= SHADOW_MAX_CHROMA)
     )
     changed = (difference > threshold) & ~clipped
+    if reference.unstable is not None:
+        changed &= ~reference.unstable
     shadow_like = (
         changed
         & (ratio >= SHADOW_MIN_RATIO)
         & (ratio <= SHADOW_MAX_RATIO)
-        & (hue_shift <= SHADOW_MAX_CHROMA)
+        # Deep shadows are lit by the room (often another colour than the lamp) and their
+        # few photons make the hue noisy: the darker, the more hue shift is allowed.
+        & (hue_shift <= SHADOW_MAX_CHROMA + SHADOW_DARK_CHROMA * (1.0 - ratio))
     )
     matching = float(np.mean(difference[::2, ::2][inside[::2, ::2]] <= threshold))
     g = (float(gains[0]), float(gains[1]), float(gains[2]))
-    return Comparison(bgr, lab, difference, changed, shadow_like, ratio, g, matching, threshold)
+    structure = correlation(raw, reference.bgr)
+    return Comparison(
+        bgr, lab, difference, changed, shadow_like, ratio, g, matching, structure, threshold
+    )
+
+
+def correlation(first: FloatImage, second: FloatImage) -> float:
+    """Pearson correlation of two pictures' brightness (every other pixel), -1..1.
+
+    Light and exposure changes keep it high; another scene or a covered lens does not.
+    """
+    a = first[::2, ::2].sum(axis=2).ravel()
+    b = second[::2, ::2].sum(axis=2).ravel()
+    a = a - a.mean()
+    b = b - b.mean()
+    scale = float(np.sqrt(np.dot(a, a) * np.dot(b, b)))
+    return float(np.dot(a, b)) / scale if scale > 0 else 0.0

@@ -82,8 +82,7 @@ def find_tray(empty: BGRImage) -> Corners | None:
     unlike = (distance > max(12.0, 3.0 * spread)).astype(np.uint8) * 255
     unlike = cv2.morphologyEx(unlike, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
     candidates.append(np.asarray(unlike, np.uint8))
-    best: NDArray[np.float32] | None = None
-    best_area = 0.0
+    quads: list[tuple[float, NDArray[np.float32]]] = []
     for mask in candidates:
         contours, _ = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
@@ -100,11 +99,14 @@ def find_tray(empty: BGRImage) -> Corners | None:
                 or quad_area > _MAX_TRAY_FRACTION * area_total
             ):
                 continue
-            if quad_area > best_area:
-                best, best_area = quad, quad_area
-    if best is None:
+            quads.append((quad_area, quad))
+    if not quads:
         return None
-    return order_corners(best / scale)
+    # A tray shows nested outlines: the rim's outer edge, its inner edge, the floor. The floor
+    # outline is the least reliable (walls in shadow blur it), and a cube missed outside the
+    # view is the worst error: take the outermost outline.
+    outer = max(quads, key=lambda q: q[0])
+    return order_corners(outer[1] / scale)
 
 
 @dataclass(frozen=True)

@@ -1,27 +1,25 @@
-"""Shared fixtures: one calibrated set-up per test session (calibration takes about a second)."""
+"""Shared fixtures: one calibrated set-up from the shared tray renderer per test session."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from vision_scenes import SetUp
-
+from companion.devices.tray_render import CalibrationSet, calibration_set
 from companion.vision import Profile, calibrate
 
 
-@pytest.fixture(scope="session")
-def setup() -> SetUp:
-    """A fixed camera, tray and light."""
-    return SetUp(3)
+def calibrate_set(cal: CalibrationSet) -> Profile:
+    """The profile for a rendered calibration set."""
+    return calibrate(cal.empty.image, {colour: shot.image for colour, shot in cal.colours})
 
 
 @pytest.fixture(scope="session")
-def profile(setup: SetUp) -> Profile:
-    """The profile calibrated from `setup`."""
-    empty, pictures = setup.calibration(3000)
-    return calibrate(empty, pictures)
+def cal() -> CalibrationSet:
+    """A fixed camera, tray and light (neutral light), with six test pictures."""
+    return calibration_set(1001, "neutral", tests=6)
+
+
+@pytest.fixture(scope="session")
+def profile(cal: CalibrationSet) -> Profile:
+    """The profile calibrated from `cal`."""
+    return calibrate_set(cal)

@@ -8,9 +8,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from vision_scenes import SetUp
 
 from companion.core.cubes import COLOURS, Colour, Counts
+from companion.devices.tray_render import CalibrationSet, TrayScene, render
 from companion.vision import (
     CalibrationError,
     ImageError,
@@ -29,11 +29,11 @@ def _jpeg(image: np.ndarray) -> bytes:
     return data.tobytes()
 
 
-def test_truncated_and_garbage_files_are_refused(tmp_path: Path, setup: SetUp) -> None:
-    data = _jpeg(setup.shoot([], 1).image)
+def test_truncated_and_garbage_files_are_refused(tmp_path: Path, cal: CalibrationSet) -> None:
+    data = _jpeg(cal.empty.image)
     with pytest.raises(ImageError, match="truncated JPEG"):
         decode_image(data[: len(data) // 2])
-    _, png = cv2.imencode(".png", setup.shoot([], 1).image)
+    _, png = cv2.imencode(".png", cal.empty.image)
     with pytest.raises(ImageError, match="truncated PNG"):
         decode_image(png.tobytes()[:-100])
     with pytest.raises(ImageError, match="empty"):
@@ -46,61 +46,57 @@ def test_truncated_and_garbage_files_are_refused(tmp_path: Path, setup: SetUp) -
         load_image(tmp_path)
 
 
-def test_other_picture_size_is_an_error(setup: SetUp, profile: Profile) -> None:
-    small = cv2.resize(setup.shoot([], 2).image, (640, 480))
-    with pytest.raises(ImageError, match=r"640x480.*800x600"):
+def test_other_picture_size_is_an_error(cal: CalibrationSet, profile: Profile) -> None:
+    small = cv2.resize(cal.tests[0].image, (640, 480))
+    height, width = cal.empty.image.shape[:2]
+    with pytest.raises(ImageError, match=f"640x480 pixels .* {width}x{height} pictures"):
         read_tray(small, profile)
 
 
-def test_black_frame_is_unsure(profile: Profile) -> None:
-    reading = read_tray(np.zeros((600, 800, 3), np.uint8), profile)
+def test_black_frame_and_noise_are_unsure(cal: CalibrationSet, profile: Profile) -> None:
+    black = np.zeros_like(cal.empty.image)
+    reading = read_tray(black, profile)
     assert not reading.confident
     assert reading.counts == Counts()
     assert any("dark" in reason for reason in reading.reasons)
+    noise = np.random.default_rng(0).integers(0, 255, black.shape, dtype=np.uint8)
+    reading = read_tray(noise, profile)
+    assert not reading.confident
+    assert any("tray not found" in reason for reason in reading.reasons)
 
 
-def test_picture_of_something_else_is_unsure(profile: Profile) -> None:
-    rng = np.random.default_rng(0)
-    other = SetUp(99).shoot([], 3).image
-    noise = rng.integers(0, 255, (600, 800, 3), dtype=np.uint8)
-    for picture in (other, noise):
-        reading = read_tray(picture, profile)
-        assert not reading.confident
-        assert reading.reasons
-
-
-def test_hand_or_object_makes_reading_unsure(setup: SetUp, profile: Profile) -> None:
-    shot = setup.shoot(setup.place(Counts(red=2), 4), 5)
-    picture = shot.image.copy()
+def test_painted_arm_makes_reading_unsure(cal: CalibrationSet, profile: Profile) -> None:
+    picture = cal.tests[0].image.copy()
+    height, width = picture.shape[:2]
     # A skin-coloured arm reaching in over the rim from the bottom edge.
-    cv2.ellipse(picture, (420, 560), (90, 220), 0, 0, 360, (120, 160, 215), -1)
+    centre = (width // 2, height - 20)
+    cv2.ellipse(picture, centre, (width // 9, height // 3), 0, 0, 360, (120, 160, 215), -1)
     reading = read_tray(picture, profile)
     assert not reading.confident
     assert any("hand" in r or "not a cube" in r for r in reading.reasons)
 
 
-def test_calibration_refuses_incomplete_or_inconsistent_sets(setup: SetUp) -> None:
-    empty, pictures = setup.calibration(700, per_colour=3)
+def test_calibration_refuses_incomplete_or_inconsistent_sets(cal: CalibrationSet) -> None:
+    pictures = {colour: shot.image for colour, shot in cal.colours}
     partial = {c: p for c, p in pictures.items() if c != Colour.GREEN}
     with pytest.raises(CalibrationError, match="green"):
-        calibrate(empty, partial)
+        calibrate(cal.empty.image, partial)
     resized = dict(pictures)
     resized[Colour.RED] = cv2.resize(pictures[Colour.RED], (640, 480))
     with pytest.raises(CalibrationError, match="red picture is 640x480"):
-        calibrate(empty, resized)
+        calibrate(cal.empty.image, resized)
     no_cubes = dict(pictures)
-    no_cubes[Colour.BLUE] = setup.shoot([], 701).image
+    no_cubes[Colour.BLUE] = render(TrayScene.random(5, counts=Counts(), setup=cal.setup)).image
     with pytest.raises(CalibrationError, match="no cubes found in the blue picture"):
-        calibrate(empty, no_cubes)
+        calibrate(cal.empty.image, no_cubes)
 
 
-def test_calibration_refuses_a_mixed_colour_picture(setup: SetUp) -> None:
-    empty, pictures = setup.calibration(800, per_colour=4)
-    mixed = dict(pictures)
-    cubes = setup.place(Counts(brown=3, yellow=2), 801, clustered=False)
-    mixed[Colour.BROWN] = setup.shoot(cubes, 802).image
-    with pytest.raises(CalibrationError, match="brown picture holds cubes that look yellow"):
-        calibrate(empty, mixed)
+def test_calibration_refuses_a_mixed_colour_picture(cal: CalibrationSet) -> None:
+    mixed = {colour: shot.image for colour, shot in cal.colours}
+    scene = TrayScene.random(6, "neutral", counts=Counts(white=3, blue=3), setup=cal.setup)
+    mixed[Colour.WHITE] = render(scene).image
+    with pytest.raises(CalibrationError, match="white picture holds cubes that look"):
+        calibrate(cal.empty.image, mixed)
 
 
 def test_profile_round_trip_and_load_errors(tmp_path: Path, profile: Profile) -> None:
