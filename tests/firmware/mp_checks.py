@@ -48,6 +48,15 @@ for line in cases["bad"]:
         check(False, "accepted a bad line: " + line)
     except P.ProtocolError:
         check(True, "")
+# Damaged and random lines: MicroPython raises only ProtocolError, and agrees with CPython.
+for hexline, expected in cases["fuzz"]:
+    line = bytes.fromhex(hexline)
+    try:
+        frame = P.decode(line)
+        got = [frame.kind, frame.seq, sorted([[k, v] for k, v in frame.fields.items()])]
+    except P.ProtocolError:
+        got = "error"
+    check(got == expected, "fuzzed line " + hexline)
 table = P.CalTable.from_text(cases["cal_text"])
 check(table.table_id() == cases["cal_id"], "calibration id as on CPython")
 for rgbc, expected in cases["classify"]:
