@@ -164,6 +164,7 @@ class ChuteFeed:
             unknown=unknown,
             confidence=reading.confidence,
             reasons=tuple(reading.reasons),
+            settled=reading.settled,
         )
 
     def on_status(self, status: Any) -> None:

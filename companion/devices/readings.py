@@ -180,6 +180,7 @@ class _Totals:
     last_cube_at: float | None = None
     confidence: float = 1.0
     reasons: tuple[str, ...] = ()
+    settled: bool | None = None
 
 
 @dataclass
@@ -197,6 +198,7 @@ class _Window:
     last_cube: float | None = None
     sensor_confidence: float = 1.0
     sensor_reasons: tuple[str, ...] = ()
+    sensor_settled: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,16 +285,19 @@ class ReadingService:
         unknown: int = 0,
         confidence: float = 1.0,
         reasons: tuple[str, ...] = (),
+        settled: bool | None = None,
     ) -> None:
         """The chute sensor's running totals (cubes per colour since it started counting).
 
         `last_cube_at` is time.monotonic() seconds when the last counted cube passed (default:
         now, if the totals grew). `unknown` is the running count of cubes whose colour the
         sensor could not tell; `confidence` (0..1) and `reasons` are its doubts about the cubes
-        counted lately (a restart, an outage, a doubtful colour).
+        counted lately (a restart, an outage, a doubtful colour). `settled` is the sensor's own
+        word that no cube has come for a while and a later report confirmed the totals (None:
+        it does not say); while it says False, its count of a drop is not taken as complete.
         """
         self._inbox.put(
-            _Input("totals", _Totals(totals, unknown, last_cube_at, confidence, reasons))
+            _Input("totals", _Totals(totals, unknown, last_cube_at, confidence, reasons, settled))
         )
 
     def sensor_health(self, health: SourceHealth) -> None:
@@ -418,6 +423,8 @@ class ReadingService:
         if previous is None:
             return
         if (update.totals, update.unknown) == (previous.totals, previous.unknown):
+            if self._current is not None:
+                self._current.sensor_settled = update.settled
             return
         if not _at_least(update.totals, previous.totals) or update.unknown < previous.unknown:
             return
@@ -427,6 +434,7 @@ class ReadingService:
             window = _Window(self._drops, "stray", last, None, baseline, tray_before=self._tray)
             self._current = window
         window.last_cube = last
+        window.sensor_settled = update.settled
         if update.confidence < window.sensor_confidence:
             window.sensor_confidence = update.confidence
         window.sensor_reasons = tuple(dict.fromkeys(window.sensor_reasons + update.reasons).keys())
@@ -443,7 +451,10 @@ class ReadingService:
         if self._usable("sensor") and window.baseline is not None:
             quiet_since = window.last_cube if window.last_cube is not None else window.started
             needed = timing.sensor_quiet_s if window.last_cube is not None else timing.nothing_out_s
-            sensor_done = now - quiet_since >= needed
+            # A late report (a busy link) must not cut a drop short: wait for the sensor's own
+            # word that its count is settled when it gives one.
+            confirmed = window.last_cube is None or window.sensor_settled is not False
+            sensor_done = confirmed and now - quiet_since >= needed
         else:
             sensor_done = True
         # The camera needs its time after the last cube has landed, not after the drop began.

@@ -301,3 +301,17 @@ def test_camera_picture_from_before_the_last_cube_is_not_used() -> None:
         verdict = got.next()
     assert (verdict.source, verdict.counts, verdict.camera) == ("sensor", FOUR_BLUE, None)
     assert any("before the last cube fell" in r for r in verdict.reasons)
+
+
+def test_sensor_count_waits_for_the_sensor_to_say_it_is_settled() -> None:
+    svc, got = service(camera=SourceHealth("camera", Health.OFF, "no camera"))
+    with svc:
+        svc.sensor_totals(Counts(), settled=True)
+        svc.expect_drop()
+        svc.sensor_totals(Counts(green=1), settled=False)
+        # Quiet for longer than the quiet time, but the sensor has not confirmed its count.
+        assert got.none_within(FAST.sensor_quiet_s * 4)
+        svc.sensor_totals(Counts(green=4, black=1), settled=False)
+        svc.sensor_totals(Counts(green=4, black=1), settled=True)
+        verdict = got.next()
+    assert verdict.counts == Counts(green=4, black=1)
