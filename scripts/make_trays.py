@@ -17,7 +17,13 @@ import sys
 from pathlib import Path
 
 from companion.devices.simtray.sets import sub_seed
-from companion.devices.tray_render import CONDITIONS, calibration_set, write_set
+from companion.devices.tray_render import (
+    CONDITIONS,
+    calibration_set,
+    session_frames,
+    write_set,
+    write_video,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,6 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tests", type=int, default=10, help="test pictures per set-up (default 10)"
     )
+    parser.add_argument(
+        "--video",
+        action="store_true",
+        help="also write session.avi per set-up: a stretch of play (hands, drops rolling in "
+        "and settling) with per-frame truth in session.json, for `companion watch`",
+    )
     args = parser.parse_args(argv)
     if args.n < 1 or args.tests < 0:
         parser.error("--n must be at least 1 and --tests at least 0")
@@ -74,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
             jpeg_quality=args.quality,
         )
         write_set(cal, folder, calibration_format=args.calibration_format)
+        if args.video:
+            frames = session_frames(sub_seed(args.seed, k))
+            write_video(frames, folder / "session.avi")
         total = sum(p.counts.total for p in cal.tests)
         print(
             f"{folder}: {len(cal.tests)} test pictures, {total} cubes, "

@@ -15,7 +15,9 @@ The simulated camera uses it live; the vision tests and benchmarks use it as tes
 `calibration_set()` gives the pictures one camera set-up is calibrated from (empty tray, one
 picture per colour) plus test pictures under the same set-up; `write_set()` writes them in
 the folder layout `companion calibrate` reads. `drop_frames()` and `hand_frames()` give
-consecutive frames of cubes rolling in and of a hand in view, for the settle logic.
+consecutive frames of cubes rolling in and of a hand in view, for the settle logic;
+`session_frames()` strings them into a short stretch of play and `write_video()` writes it as
+a Motion-JPEG AVI (with per-frame truth) that `companion watch` can read like a camera.
 """
 
 from __future__ import annotations
@@ -38,8 +40,10 @@ from companion.devices.simtray.sets import (
     calibration_set,
     drop_frames,
     hand_frames,
+    session_frames,
     truth_record,
     write_set,
+    write_video,
 )
 
 __all__ = [
@@ -61,6 +65,8 @@ __all__ = [
     "drop_frames",
     "hand_frames",
     "render",
+    "session_frames",
     "truth_record",
     "write_set",
+    "write_video",
 ]

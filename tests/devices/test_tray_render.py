@@ -25,7 +25,9 @@ from companion.devices.tray_render import (
     clear_caches,
     drop_frames,
     render,
+    session_frames,
     write_set,
+    write_video,
 )
 
 SMALL = (400, 300)
@@ -293,3 +295,26 @@ def test_a_bumped_camera_moves_the_tray_in_the_picture() -> None:
     assert moved.scene.setup != cal.setup
     shift = np.abs(np.array(moved.tray_corners) - np.array(cal.empty.tray_corners)).max()
     assert shift > 1.0
+
+
+def test_a_session_video_reads_back_with_its_truth(tmp_path: Path) -> None:
+    frames = session_frames(3, drops=1, still=2, image_size=SMALL)
+    truth_path = write_video(frames, tmp_path / "session.avi")
+    truth = json.loads(truth_path.read_text())
+    states = [f["state"] for f in truth["frames"]]
+    assert {"still", "hand", "rolling"} <= set(states)
+    capture = cv2.VideoCapture(str(tmp_path / "session.avi"))
+    read = 0
+    while True:
+        ok, image = capture.read()
+        if not ok:
+            break
+        assert image.shape == (SMALL[1], SMALL[0], 3)
+        read += 1
+    capture.release()
+    assert read == len(frames) == len(states)
+    # After the cubes stop rolling the tray holds the whole drop, until a hand clears it.
+    last_rolling = max(i for i, s in enumerate(states) if s == "rolling")
+    settled = truth["frames"][last_rolling + 1]
+    assert settled["state"] == "still" and sum(settled["counts"].values()) > 0
+    assert sum(truth["frames"][-1]["counts"].values()) == 0

@@ -272,3 +272,65 @@ def hand_frames(scene: TrayScene, *, frames: int = 8, jpeg: bool = False) -> lis
         framed = replace(scene, hand=replace(pose, reach=reach))
         out.append(render(framed, jpeg=jpeg, frame=f))
     return out
+
+
+def session_frames(
+    seed: int,
+    *,
+    drops: int = 2,
+    still: int = 8,
+    fps: float = 15.0,
+    image_size: tuple[int, int] | None = None,
+) -> list[RenderedTray]:
+    """Camera frames of a short stretch of play under one set-up drawn from `seed`: the empty
+    tray, a hand passing over it, then `drops` times: cubes rolling in and settling, the tray
+    lying still, and a hand reaching in to clear it. Each run of still frames lasts `still`
+    frames; every frame's truth says what is in the tray and whether cubes move or a hand is
+    in view, so the settle logic can be checked end to end. `image_size` (width, height)
+    overrides the set-up's picture size."""
+    setup = SetUp.random(seed, "any")
+    if image_size is not None:
+        setup = replace(setup, image_size=image_size)
+    rng = np.random.default_rng([seed, 97])
+    frames: list[RenderedTray] = []
+    empty = TrayScene.random(sub_seed(seed, 200), "any", counts=Counts(), setup=setup)
+    frames += [render(empty, frame=f) for f in range(still)]
+    frames += hand_frames(replace(empty, hand=HandPose.random(sub_seed(seed, 201))), frames=6)
+    for d in range(drops):
+        drop = TrayScene.random(sub_seed(seed, 300 + d), "any", setup=setup)
+        if drop.counts.total == 0:
+            drop = drop.with_counts(Counts.of({COLOURS[int(rng.integers(7))]: 1}))
+        frames += drop_frames(drop, frames=14, fps=fps)
+        frames += [render(drop, frame=100 + f) for f in range(still)]
+        clearing = replace(drop, hand=HandPose.random(sub_seed(seed, 400 + d)))
+        frames += hand_frames(clearing, frames=6)
+        frames += [render(empty, frame=200 + 10 * d + f) for f in range(still)]
+    return frames
+
+
+def write_video(frames: list[RenderedTray], path: Path, fps: float = 15.0) -> Path:
+    """Write `frames` as a Motion-JPEG AVI at `path` (what `companion watch` can read like a
+    camera) and their truth next to it as JSON (same name, .json): {"fps", "frames": [{"frame",
+    "state": "still" | "rolling" | "hand", "counts"}]}. Returns the truth file's path."""
+    if not frames:
+        raise ValueError("no frames to write")
+    height, width = frames[0].image.shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, (width, height))
+    if not writer.isOpened():
+        raise OSError(f"OpenCV cannot write a Motion-JPEG video to {path}")
+    records = []
+    try:
+        for index, shot in enumerate(frames):
+            if shot.image.shape[:2] != (height, width):
+                raise ValueError("all frames of a video must have the same size")
+            writer.write(shot.image)
+            state = "hand" if shot.hand_in_view else "rolling" if shot.moving else "still"
+            records.append({"frame": index, "state": state, "counts": shot.counts.as_dict()})
+    finally:
+        writer.release()
+    truth_path = path.with_suffix(".json")
+    truth_path.write_text(
+        json.dumps({"version": TRUTH_VERSION, "fps": fps, "frames": records}, indent=1) + "\n",
+        encoding="utf-8",
+    )
+    return truth_path
