@@ -1,7 +1,8 @@
 """Counting accuracy of `companion.vision` on simulated trays, condition by condition.
 
 For each condition (warm 2700 K, neutral, daylight 6500 K, strong tilt, clusters, the set-up
-drop of 30-49 cubes, heavy noise and JPEG, blur, empty tray, colourful tray print, plus a
+drop of 30-49 cubes, heavy noise and JPEG, blur, empty tray, colourful tray print, only the
+hard-pair colours under warm light, plus a
 hand in view, a picture of something else and a camera knocked since calibration, which are
 left out of the overall figure) it draws camera set-ups, calibrates each with
 `companion.vision.calibrate` from the set-up's empty and one-colour pictures, counts further
@@ -54,6 +55,7 @@ CONDITIONS: tuple[tuple[str, str], ...] = (
     ("blurred", "blurred"),
     ("empty tray", "empty"),
     ("colourful print", "colourful"),
+    ("hard pairs, warm", "hard-pairs"),
     ("hand in view", "hand"),
     ("something else", "no-tray"),
     ("camera bumped", "bumped"),

@@ -166,6 +166,9 @@ def test_conditions_pin_what_they_name() -> None:
         assert TrayScene.random(seed, "empty").counts == Counts()
         assert TrayScene.random(seed, "noisy").jpeg_quality <= 70
         assert TrayScene.random(seed, "colourful").setup.tray.print_kind == "colourful"
+        hard = TrayScene.random(seed, "hard-pairs")
+        assert hard.light_kelvin <= 3500 and 4 <= hard.counts.total <= 12
+        assert not {Colour.BLUE, Colour.GREEN} & set(hard.counts.present())
         for condition in CONDITIONS:
             counts = TrayScene.random(seed, condition).counts
             assert all(n <= 7 for n in counts.as_tuple())

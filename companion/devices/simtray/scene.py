@@ -17,7 +17,7 @@ from typing import Literal
 
 import numpy as np
 
-from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Counts
+from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.devices.simtray.colour import SKIN_SRGB
 
 PrintKind = Literal["plain", "gradient", "pattern", "texture", "colourful"]
@@ -40,6 +40,7 @@ CONDITIONS: tuple[str, ...] = (
     "no-tray",
     "dark",
     "bumped",
+    "hard-pairs",
 )
 """Condition names `TrayScene.random` accepts. "any" draws every parameter over its full range;
 each other name pins one aspect to its hard end and draws the rest as "any" does:
@@ -49,7 +50,8 @@ cubes), noisy (high gain noise and JPEG quality 60-70), blurred (defocus and sha
 (no cube), colourful (a many-coloured tray print), hand (a hand reaching into view),
 no-tray (a picture of something else), dark (lens covered or lamp off: a nearly black frame),
 bumped (under a given set-up: the camera knocked a little since, moved 4-12 mm and turned up
-to 3 degrees, so the tray is no longer where calibration saw it)."""
+to 3 degrees, so the tray is no longer where calibration saw it), hard-pairs (only black,
+brown, red, white and yellow cubes, 4-12 of them, under warm 2700-3500 K light)."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,7 @@ class SetUp:
         )
         kelvin_range = {
             "warm": (2700.0, 3200.0),
+            "hard-pairs": (2700.0, 3500.0),
             "daylight": (5800.0, 6500.0),
             "neutral": (3800.0, 5200.0),
         }.get(condition, (2700.0, 6500.0))
@@ -428,8 +431,13 @@ def random_counts(rng: np.random.Generator, condition: str) -> Counts:
     if condition == "clustered":
         # A cluster needs cubes to touch: at least a handful.
         total = max(total, 5)
-    # Draw cubes without replacement from the 49 in the box, like the tower releases them.
-    pool = np.repeat(np.arange(len(COLOURS)), CUBES_PER_COLOUR)
+    colours = np.arange(len(COLOURS))
+    if condition == "hard-pairs":
+        total = int(rng.integers(4, 13))
+        hard = (Colour.BLACK, Colour.BROWN, Colour.RED, Colour.WHITE, Colour.YELLOW)
+        colours = np.array([c.position for c in hard])
+    # Draw cubes without replacement from the box, like the tower releases them.
+    pool = np.repeat(colours, CUBES_PER_COLOUR)
     chosen = rng.choice(pool, size=total, replace=False)
     return Counts.from_tuple([int(np.sum(chosen == i)) for i in range(len(COLOURS))])
 

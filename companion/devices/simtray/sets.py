@@ -44,7 +44,15 @@ class CalibrationSet:
         return {"empty": self.empty, **{c.value: r for c, r in self.colours}}
 
 
-MIXED_PICTURES: tuple[str, ...] = ("any", "clustered", "empty", "setup-drop", "noisy", "blurred")
+MIXED_PICTURES: tuple[str, ...] = (
+    "any",
+    "clustered",
+    "empty",
+    "setup-drop",
+    "noisy",
+    "blurred",
+    "hard-pairs",
+)
 """Picture conditions a "mixed" calibration set cycles its test pictures through."""
 
 
