@@ -28,8 +28,22 @@ MOTION_LEVEL = 14.0
 MOTION_SHARE = 0.0015
 # Share of the tray changing at once that means a hand or arm, not cubes.
 HAND_SHARE = 0.08
+# The outer band of the view (share of its size), and the share of it changed by a hand.
+BORDER_BAND = 0.04
+HAND_BORDER = 0.025
 # Share of the tray that must differ from the last reported state to be worth a new reading.
 NEW_CONTENT_SHARE = 0.002
+
+
+def _border_share(current: NDArray[np.float32], reported: NDArray[np.float32]) -> float:
+    """Share of the view's outer band that differs from the last reported tray.
+
+    Cubes roll inside the tray; a hand or arm reaches in over the rim, through this band.
+    """
+    band = max(2, int(BORDER_BAND * min(current.shape)))
+    changed = np.abs(current - reported) > MOTION_LEVEL
+    strips = (changed[:band], changed[-band:], changed[:, :band], changed[:, -band:])
+    return float(np.mean(np.concatenate([s.ravel() for s in strips])))
 
 
 class Status(StrEnum):
@@ -96,7 +110,9 @@ class Settler:
         view = image if warped else self.profile.view.warp(image)
         grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
         small = cv2.resize(grey, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        return np.asarray(cv2.GaussianBlur(small, (3, 3), 0), np.float32)
+        blurred = np.asarray(cv2.GaussianBlur(small, (3, 3), 0), np.float32)
+        # Auto exposure breathes between frames: compare patterns, not absolute brightness.
+        return blurred * np.float32(128.0 / max(float(blurred.mean()), 1.0))
 
     def _set(self, status: Status, timestamp: float, message: str) -> list[Event]:
         """A StatusChange event if the status is new, else nothing."""
@@ -135,7 +151,7 @@ class Settler:
         change = np.abs(current - previous)
         level = max(MOTION_LEVEL, 4.0 * float(np.median(change)))
         moving = float(np.mean(change > level))
-        if moving >= HAND_SHARE:
+        if moving >= HAND_SHARE or _border_share(current, self._reported) >= HAND_BORDER:
             self._still_since = None
             self._checked = False
             return self._set(Status.HAND, timestamp, "something large is moving over the tray")

@@ -1,0 +1,81 @@
+"""Settled readings from frame sequences: rolling, hands, lost camera, one reading per drop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.core.cubes import Counts
+from companion.devices.tray_render import (
+    CalibrationSet,
+    TrayScene,
+    drop_frames,
+    hand_frames,
+    render,
+)
+from companion.vision import Profile
+from companion.vision.settle import SettledReading, Settler, Status, StatusChange
+
+FPS = 15.0
+
+
+def _feed(settler: Settler, images: list[np.ndarray], start: float = 0.0) -> list:
+    events = []
+    for i, image in enumerate(images):
+        events.extend(settler.feed(image, start + i / FPS))
+    return events
+
+
+@pytest.fixture(scope="module")
+def drop(cal: CalibrationSet) -> tuple[TrayScene, list[np.ndarray]]:
+    """A drop of a few cubes: frames while they roll, then a second of the settled tray."""
+    scene = TrayScene.random(41, "neutral", counts=Counts(blue=1, red=2, yellow=1), setup=cal.setup)
+    rolling = [shot.image for shot in drop_frames(scene, frames=12, fps=FPS)]
+    still = [render(scene, frame=100 + k).image for k in range(15)]
+    return scene, rolling + still
+
+
+def test_one_reading_per_drop(profile: Profile, drop: tuple[TrayScene, list[np.ndarray]]) -> None:
+    scene, frames = drop
+    settler = Settler(profile)
+    events = _feed(settler, frames)
+    statuses = [e.status for e in events if isinstance(e, StatusChange)]
+    readings = [e for e in events if isinstance(e, SettledReading)]
+    assert Status.ROLLING in statuses
+    assert len(readings) == 1
+    reading = readings[0].reading
+    assert reading.counts == scene.counts or not reading.confident
+    # The tray stays as it is: more still frames never report the same drop again.
+    more = _feed(settler, frames[-5:] * 3, start=10.0)
+    assert not [e for e in more if isinstance(e, SettledReading)]
+
+
+def test_empty_tray_stream_reports_nothing(cal: CalibrationSet, profile: Profile) -> None:
+    settler = Settler(profile)
+    empty = [
+        render(TrayScene.random(7, counts=Counts(), setup=cal.setup), frame=k).image
+        for k in range(12)
+    ]
+    events = _feed(settler, empty)
+    assert not [e for e in events if isinstance(e, SettledReading)]
+
+
+def test_hand_in_view_is_reported(cal: CalibrationSet, profile: Profile) -> None:
+    scene = TrayScene.random(5, "hand", counts=Counts(green=2), setup=cal.setup)
+    frames = [shot.image for shot in hand_frames(scene, frames=8)]
+    events = _feed(Settler(profile), frames)
+    assert Status.HAND in [e.status for e in events if isinstance(e, StatusChange)]
+    assert not [e for e in events if isinstance(e, SettledReading)]
+
+
+def test_lost_camera_dark_frames_and_wrong_size(profile: Profile) -> None:
+    settler = Settler(profile)
+    lost = settler.lost(1.0, "unplugged")
+    assert [e.status for e in lost] == [Status.CAMERA_LOST]
+    assert settler.lost(1.5) == []  # no repeat while still lost
+    black = np.zeros((profile.picture_height, profile.picture_width, 3), np.uint8)
+    assert [e.status for e in settler.feed(black, 2.0)] == [Status.DARK]
+    small = np.zeros((10, 10, 3), np.uint8)
+    changes = settler.feed(small, 3.0)
+    assert [e.status for e in changes] == [Status.CAMERA_LOST]
+    assert "10x10" in changes[0].message
