@@ -84,18 +84,25 @@ class TurnPanel(BoxLayout):  # type: ignore[misc]
     """The current player's choices as big coloured buttons, and the alternatives."""
 
     controller = ObjectProperty(None)
+    _shown_key: object = None
 
     def fill(self, controller: Controller) -> None:
         """Rebuild the buttons for the current player from the engine's answers."""
         state = controller.state
         grid = self.ids.actions
-        grid.clear_widgets()
         if state is None or state.current_player is None:
+            grid.clear_widgets()
+            self._shown_key = None
             return
         offered = choices.action_choices(state)
+        key = (state.events_applied, tuple(offered))
+        if key == self._shown_key:
+            return  # same choices as drawn: new buttons would each render their text again
+        self._shown_key = key
         # Up to six buttons in two columns; more (special actions) in three or four, smaller.
         grid.cols = 2 if len(offered) <= 6 else 3 if len(offered) <= 9 else 4
         rows = -(-len(offered) // grid.cols)
+        grid.clear_widgets()
         for choice in offered:
             assert choice.colour is not None
             name = action_name(choice.colour)

@@ -334,6 +334,7 @@ class TurnScreen(BaseScreen):
         self.player: int | None = None
         self.main_form: Form | None = None
         self.sections: dict[str, ItemSection] = {}
+        self._forms: dict[Colour, tuple[Form, dict[str, ItemSection]]] = {}
 
     def start(self, controller: Controller, choice: Choice) -> None:
         """Set the screen up for the current player taking this choice."""
@@ -348,18 +349,27 @@ class TurnScreen(BaseScreen):
         gold = state.players[self.player].gold
         main = [Field("gold", tr("Gold spent for AP"), "stepper", default=0, low=0, high=gold)]
         main += spec.fields(state, self.player)
-        self.main_form = Form()
+        # Each action's forms are made once and reset for every later turn (see Form.build).
+        cached = self._forms.get(choice.colour)
+        if cached is None:
+            form = Form()
+            sections = {item.name: ItemSection() for item in spec.items}
+            cached = self._forms[choice.colour] = (form, sections)
+        self.main_form, self.sections = cached
         self.main_form.build(main)
         for row in self.main_form.children:
-            row.bind(value=lambda *_: self.check())
+            row.unbind(value=self._value_changed)
+            row.bind(value=self._value_changed)
         fields.add_widget(self.main_form)
-        self.sections = {}
         for item in spec.items:
-            section = ItemSection()
+            section = self.sections[item.name]
             section.setup(item, self.check)
-            self.sections[item.name] = section
             fields.add_widget(section)
+        self.ids.scroll.scroll_y = 1
         self.ids.chip.colour = choice.colour.value
+        self.check()
+
+    def _value_changed(self, *_args: object) -> None:
         self.check()
 
     def event(self) -> Event | None:

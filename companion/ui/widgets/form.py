@@ -94,6 +94,22 @@ class FieldRow(BoxLayout):  # type: ignore[misc]
                 box.add_widget(button)
         self._update()
 
+    def fits(self, spec: Field) -> bool:
+        """True when this row can show the spec by `reset` (same name, kind and options)."""
+        return (
+            self.name == spec.name
+            and self.kind == spec.kind
+            and self.label == spec.label
+            and self.options == list(spec.options)
+        )
+
+    def reset(self, spec: Field) -> None:
+        """Back to the spec's default value and bounds, keeping the widgets."""
+        self.low, self.high = spec.low, spec.high
+        self.unset_text = spec.unset_text
+        self.value = spec.default
+        self._update()
+
     def control(self, name: str) -> BigButton:
         """The button called name ('minus', 'plus', 'toggle', 'option:<value>') for taps."""
         for widget in self.ids.control.children:
@@ -140,7 +156,16 @@ class Form(BoxLayout):  # type: ignore[misc]
     label_share = NumericProperty(0.42)
 
     def build(self, fields: list[Field]) -> None:
-        """Replace the rows with one per field."""
+        """One row per field. Rows of the same shape as before are reset in place instead of
+        rebuilt: every new label costs a text rendering, and forms are set up for every turn."""
+        rows = list(reversed(self.children))
+        same = len(rows) == len(fields) and all(
+            row.fits(spec) for row, spec in zip(rows, fields, strict=True)
+        )
+        if same:
+            for row, spec in zip(rows, fields, strict=True):
+                row.reset(spec)
+            return
         self.clear_widgets()
         for spec in fields:
             row = FieldRow(label_share=self.label_share)
