@@ -96,7 +96,7 @@ class FieldRow(BoxLayout):  # type: ignore[misc]
 
     def fits(self, spec: Field) -> bool:
         """True when this row can show the spec by `reset` (same name, kind and options)."""
-        return (
+        return bool(
             self.name == spec.name
             and self.kind == spec.kind
             and self.label == spec.label
