@@ -106,7 +106,11 @@ def find_blobs(
     blobs: list[Blob] = []
     typical = float(np.median(areas))
     for label in [int(v) for v in np.unique(labels) if v >= 0]:
-        region_mask = (labels == label).astype(np.uint8)
+        full = labels == label
+        # Labelling only the box around this label's pixels is many times faster.
+        rows, cols = np.flatnonzero(full.any(axis=1)), np.flatnonzero(full.any(axis=0))
+        top, left = int(rows[0]), int(cols[0])
+        region_mask = full[top : rows[-1] + 1, left : cols[-1] + 1].astype(np.uint8)
         n, regions, stats, _ = cv2.connectedComponentsWithStats(region_mask, connectivity=4)
         cube_area = float(areas[label]) if label != UNKNOWN else typical
         for index in range(1, n):
@@ -115,6 +119,7 @@ def find_blobs(
                 continue
             x, y, w, h = (int(v) for v in stats[index, :4])
             window = regions[y : y + h, x : x + w] == index
+            x, y = x + left, y + top
             ys, xs = np.nonzero(window)
             points = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
             shadow = float(shadow_like[y : y + h, x : x + w][window].mean())

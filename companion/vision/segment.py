@@ -151,7 +151,7 @@ def light_gains(bgr: FloatImage, reference: Reference) -> NDArray[np.float64]:
     on the pixels that then match.
     """
     inside = reference.inside
-    sample = (slice(None, None, 3), slice(None, None, 3))
+    sample = (slice(None, None, 5), slice(None, None, 5))
     pic = bgr[sample][inside[sample]].astype(np.float64) + 0.01
     ref = reference.bgr[sample][inside[sample]].astype(np.float64) + 0.01
     ratio = pic / ref
@@ -170,7 +170,7 @@ def tone_tables(bgr: FloatImage, reference: Reference) -> NDArray[np.float32]:
     levels: each channel gets a power curve (factor and exponent) fitted to the pixel pairs
     by trimmed least squares, so cubes (a minority of the pixels) cannot bend it.
     """
-    sample = (slice(None, None, 4), slice(None, None, 4))
+    sample = (slice(None, None, 6), slice(None, None, 6))
     pic = bgr[sample].reshape(-1, 3)
     ref = reference.bgr[sample].reshape(-1, 3)
     levels = np.arange(256, dtype=np.float64) / 255.0

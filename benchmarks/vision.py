@@ -1,0 +1,111 @@
+"""Speed and memory of counting one tray picture with `companion.vision`.
+
+Prints, on one core (OpenCV threads set to 1):
+- the median time to count one 800x600 picture, from its JPEG file bytes to the reading;
+- that time divided by the median time of a plain pass over the same bytes (decode, Lab
+  conversion, one Gaussian blur), which says how much work counting adds on any machine;
+- peak resident memory (RSS) of this process while counting.
+
+Goals (issue 3): under 20 ms, under 10 times the plain pass, under 150 MB.
+The pictures come from the shared tray renderer, one calibrated set-up, several drops.
+Run: .venv/bin/python benchmarks/vision.py [--repeats 30] [--seed 11]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import cv2
+import numpy as np
+
+from companion.vision import Profile, calibrate, decode_image, read_tray
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process in MB (VmHWM: unlike ru_maxrss, it starts afresh
+    at exec, so the parent that rendered the pictures does not count)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _plain_pass(data: bytes) -> float:
+    """Decode, convert to Lab and blur: the least any colour pipeline must do (seconds)."""
+    start = time.perf_counter()
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+    cv2.GaussianBlur(lab, (5, 5), 0)
+    return time.perf_counter() - start
+
+
+def prepare(folder: Path, seed: int) -> None:
+    """Render one set-up, calibrate it, and write the profile and five drops as JPEG files."""
+    from companion.devices.tray_render import calibration_set
+
+    cal = calibration_set(seed, "neutral", tests=5)
+    profile = calibrate(cal.empty.image, {colour: shot.image for colour, shot in cal.colours})
+    profile.save(folder / "profile.json")
+    for k, shot in enumerate(cal.tests):
+        cv2.imwrite(str(folder / f"drop{k}.jpg"), shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+
+
+def measure(folder: Path, repeats: int) -> None:
+    """Time counting the drops in `folder` (this process never imported the renderer)."""
+    cv2.setNumThreads(1)
+    profile = Profile.load(folder / "profile.json")
+    pictures = [path.read_bytes() for path in sorted(folder.glob("drop*.jpg"))]
+    height, width = decode_image(pictures[0]).shape[:2]
+    read_tray(decode_image(pictures[0]), profile)  # warm caches (prepared profile, imports)
+    count_times: list[float] = []
+    plain_times: list[float] = []
+    for _ in range(repeats):
+        for data in pictures:
+            start = time.perf_counter()
+            read_tray(decode_image(data), profile)
+            count_times.append(time.perf_counter() - start)
+            plain_times.append(_plain_pass(data))
+    count = statistics.median(count_times) * 1000
+    plain = statistics.median(plain_times) * 1000
+    peak_mb = _peak_rss_mb()
+    print(f"picture size            {width}x{height} (JPEG, {len(pictures)} drops)")
+    print(
+        f"tray view               {profile.view_width}x{profile.view_height}, cube side {profile.cube_side:.1f} px"
+    )
+    print(f"count one picture       {count:6.2f} ms median  (goal < 20 ms)")
+    print(f"plain decode+Lab+blur   {plain:6.2f} ms median")
+    print(f"ratio                   {count / plain:6.2f} x       (goal < 10 x)")
+    print(f"peak RSS                {peak_mb:6.1f} MB       (goal < 150 MB)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=30, help="timed runs per picture")
+    parser.add_argument("--seed", type=int, default=11, help="set-up seed for the renderer")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure is not None:
+        measure(args.measure, args.repeats)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        prepare(Path(folder), args.seed)
+        # Counting runs in a fresh process so its peak memory excludes the renderer's.
+        command = [sys.executable, __file__, "--measure", folder, "--repeats", str(args.repeats)]
+        subprocess.run(command, check=True)
+
+
+if __name__ == "__main__":
+    main()
