@@ -110,7 +110,6 @@ class SimulatedTable:
         self._chute_board: Any | None = None
         self._chute_reader: Any | None = None
         self._detach: Callable[[], None] | None = None
-        self._last_cube_at: float | None = None
         self._seed = 0
         self._landing_number = 0
 
@@ -120,7 +119,18 @@ class SimulatedTable:
         return SimulatedCamera(self.tower, size=self.size, setup_seed=self._seed)
 
     def start(self) -> SimulatedTable:
-        """Calibrate the camera, plug in the chute board, start the service and the feeds."""
+        """Calibrate the camera, plug in the chute board, start the service and the feeds.
+
+        Raises CalibrationError or RuntimeError (devices that never come up) after stopping
+        whatever had started.
+        """
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> SimulatedTable:
         self.service.start()
         if self.camera:
             from companion.vision.settle import Settler

@@ -151,7 +151,17 @@ class Devices:
             )
             self._camera_thread.start()
         if self.sensor_kind != "off":
-            self._start_sensor()
+            try:
+                self._start_sensor()
+            except Exception as error:  # no pty, a bad port name: the game goes on without it
+                self.service.sensor_health(
+                    SourceHealth(
+                        "sensor",
+                        Health.OFF,
+                        f"the chute sensor cannot be started ({error}); check sensor.port in "
+                        "the settings",
+                    )
+                )
         return self
 
     def _start_camera(self) -> None:
