@@ -165,9 +165,10 @@ def read_tray(
     if reasons:
         confidence = min(confidence, CONFIDENT_AT - 0.1)
     confident = confidence >= CONFIDENT_AT and not reasons
+    reasons = _unique(reasons)
     picture = _annotated(image, cubes, profile, confident, reasons) if annotate else None
     del cube_blobs
-    return TrayReading(counts, cubes, confidence, confident, _unique(reasons), picture)
+    return TrayReading(counts, cubes, confidence, confident, reasons, picture)
 
 
 def _sightings(blobs: list[Blob], profile: Profile) -> tuple[list[CubeSighting], list[Blob]]:
