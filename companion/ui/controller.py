@@ -138,9 +138,8 @@ class Controller(EventDispatcher):  # type: ignore[misc]
         from companion.core.box import REAL_BOX, BoxData
 
         chosen = box if isinstance(box, BoxData) else REAL_BOX
-        previous = self.saved.load()
-        if previous is not None and self.game is not None and not self.game.state.finished:
-            # The unfinished game is archived, not overwritten: nothing recorded is lost.
+        if self.saved.load() is not None:
+            # The previous game (finished or not) is archived, never overwritten.
             self.saved.finish()
         self.game = Game.new(names, options=options, box=chosen)
         self.pending = None

@@ -72,7 +72,14 @@ class SavedGame:
         """Archive a finished game's log under games/ so the next start begins afresh."""
         if not self.path.exists():
             return None
-        archive = self.directory / "games" / f"game-{time.strftime('%Y%m%d-%H%M%S')}.json"
-        archive.parent.mkdir(parents=True, exist_ok=True)
+        folder = self.directory / "games"
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        archive = folder / f"game-{stamp}.json"
+        number = 1
+        while archive.exists():
+            # Two games ended within a second: never replace an archived log.
+            number += 1
+            archive = folder / f"game-{stamp}-{number}.json"
         os.replace(self.path, archive)
         return archive

@@ -126,3 +126,23 @@ def test_unreadable_saved_game_is_kept_not_lost(tmp_path: Path) -> None:
     kept = list(tmp_path.glob("unreadable-*"))
     assert any(p.suffix == ".json" for p in kept)
     assert "kept" in controller.message
+
+
+def test_a_new_game_archives_the_previous_log(app: Any) -> None:
+    _start_two_player_game(app)
+    first = app.controller.saved.path.read_text(encoding="utf-8")
+    app.show("new_game")
+    harness.tap(app.screen("new_game").ids.start)
+    archived = list((app.controller.saved.directory / "games").glob("game-*.json"))
+    assert [p.read_text(encoding="utf-8") for p in archived] == [first]
+
+
+def test_archiving_twice_in_one_second_keeps_both(tmp_path: Path) -> None:
+    saved = SavedGame(tmp_path)
+    saved.save("first")
+    one = saved.finish()
+    saved.save("second")
+    two = saved.finish()
+    assert one is not None and two is not None and one != two
+    assert one.read_text(encoding="utf-8") == "first"
+    assert two.read_text(encoding="utf-8") == "second"
