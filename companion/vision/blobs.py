@@ -20,6 +20,9 @@ from companion.vision.images import FloatImage, Mask
 FRAGMENT = 0.3
 # A clearly coloured piece this big (share of a cube) may be a cube hidden under others.
 HIDDEN = 0.12
+# A region whose hue is this close (a, b distance) to the empty tray's beneath it, and whose
+# outline is not one cube, is the tray under changed light (exposure, a highlight).
+TRAY_LIKE_HUE = 8.0
 # A compact region up to this many cubes' area can still be one cube (leaning, seen closer).
 SINGLE_MAX_CUBES = 1.8
 SINGLE_MIN_CUBES = 0.6
@@ -53,6 +56,8 @@ class Blob:
     """Share of the region's pixels that are only a darker version of the tray."""
     touches_margin: bool
     """Whether it reaches outside the tray outline (a hand or arm reaching in)."""
+    tray_like: bool = False
+    """Irregular and of the tray's own hue beneath it: light that changed, not a cube."""
 
 
 def looks_single(points: NDArray[np.float32]) -> bool:
@@ -101,6 +106,7 @@ def find_blobs(
     means: NDArray[np.float32],
     inverses: NDArray[np.float32],
     areas: NDArray[np.float64],
+    tray_lab: FloatImage | None = None,
 ) -> list[Blob]:
     """Every region of each label, counted; fragments below FRAGMENT of a cube are dropped."""
     blobs: list[Blob] = []
@@ -126,6 +132,11 @@ def find_blobs(
             margin = bool((~inside[y : y + h, x : x + w] & window).any())
             mean_lab = np.median(lab[y : y + h, x : x + w][window], axis=0).astype(np.float32)
             d2 = distances2(mean_lab[None, :], means, inverses)[0]
+            tray_like = False
+            if tray_lab is not None:
+                beneath = np.median(tray_lab[y : y + h, x : x + w][window], axis=0)
+                hue_gap = float(np.hypot(mean_lab[1] - beneath[1], mean_lab[2] - beneath[2]))
+                tray_like = hue_gap < TRAY_LIKE_HUE and not looks_single(points)
             c_conf, best, second = colour_confidence(d2)
             runner_up = second if best == label else best
             if label == UNKNOWN:
@@ -185,6 +196,7 @@ def find_blobs(
                     runner_up,
                     shadow,
                     margin,
+                    tray_like,
                 )
             )
     return blobs

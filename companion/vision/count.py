@@ -115,6 +115,7 @@ def analyse(comparison: Comparison, profile: Profile, debug: DebugSink = no_debu
         prepared.means,
         prepared.inverses,
         prepared.areas,
+        prepared.reference.lab,
     )
 
 
@@ -177,7 +178,7 @@ def _sightings(blobs: list[Blob], profile: Profile) -> tuple[list[CubeSighting],
     cubes: list[CubeSighting] = []
     sources: list[Blob] = []
     for blob in blobs:
-        if blob.label >= UNKNOWN or blob.count == 0:
+        if blob.label >= UNKNOWN or blob.count == 0 or blob.tray_like:
             continue
         # Cubes in the margin count too: the floor's outline is found a little inside the
         # walls, and a cube against the rim is still in the tray.
@@ -203,6 +204,9 @@ def _doubts(blobs: list[Blob], counts: Counts) -> list[str]:
                 reasons.append("something that is not a cube")
             continue
         colour = COLOURS[blob.label]
+        if blob.tray_like:
+            reasons.append("the light changed on part of the tray")
+            continue
         if blob.count == 0:
             reasons.append(f"a {colour.value} cube may be hidden under others")
             continue

@@ -29,6 +29,9 @@ SHADOW_DARK_CHROMA = 0.06
 # are cubes, hands and shadows).
 TONE_SLOPES = (0.75, 1.35)
 TONE_KEEP = 0.6
+# The shoulder correction: bands of levels, and the residual (0..1) that still counts as tray.
+SHOULDER_BANDS = 12
+SHOULDER_TRAY = 0.08
 # Pictures may be at most this many times noisier than the calibration pictures.
 NOISY_LIMIT = 2.5
 # A channel this bright (0..1) may be clipped by the camera.
@@ -190,8 +193,33 @@ def tone_tables(bgr: FloatImage, reference: Reference) -> NDArray[np.float32]:
             residual = np.abs(ly - (offset + slope * lx))
             keep = residual <= np.quantile(residual, TONE_KEEP)
         curve = np.exp(offset) * np.power(np.maximum(levels, 1e-6), slope)
+        curve += _shoulder(x, y, np.exp(offset) * np.power(np.maximum(x, 1e-6), slope))
         tables[:, 0, channel] = np.clip(curve, 0.0, 1.0).astype(np.float32)
     return tables
+
+
+def _shoulder(
+    x: NDArray[np.float64], y: NDArray[np.float64], fitted: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Per-level correction (256 values) of a fitted tone curve where the camera's highlight
+    and shadow shoulders bend away from it; only bands where most pixel pairs are the tray
+    (small residual) are corrected, so bands full of cubes are left alone."""
+    residual = y - fitted
+    band = np.minimum((x * SHOULDER_BANDS).astype(np.int32), SHOULDER_BANDS - 1)
+    offsets = np.zeros(SHOULDER_BANDS, np.float64)
+    # Highlights only: the shadows' toe is where dark cubes live, and they must stay dark.
+    for b in range(SHOULDER_BANDS // 2, SHOULDER_BANDS):
+        inside = residual[band == b]
+        if len(inside) < 20:
+            continue
+        tray = np.abs(inside) < SHOULDER_TRAY
+        if tray.mean() >= 0.5:
+            offsets[b] = float(np.median(inside[tray]))
+    smoothed = np.convolve(np.pad(offsets, 1, mode="edge"), [0.25, 0.5, 0.25], mode="valid")
+    smoothed[: SHOULDER_BANDS // 2] = 0.0
+    centres = (np.arange(SHOULDER_BANDS) + 0.5) / SHOULDER_BANDS
+    result: NDArray[np.float64] = np.interp(np.arange(256) / 255.0, centres, smoothed)
+    return result
 
 
 def compare(view: BGRImage, reference: Reference) -> Comparison:
