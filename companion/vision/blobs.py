@@ -19,7 +19,7 @@ from companion.vision.images import FloatImage, Mask
 # A region smaller than this share of a cube is an edge fringe or noise, not a cube.
 FRAGMENT = 0.3
 # A clearly coloured piece this big (share of a cube) may be a cube hidden under others.
-HIDDEN = 0.12
+HIDDEN = 0.05
 # A region whose hue is this close (a, b distance) to the empty tray's beneath it, and whose
 # outline is not one cube, is the tray under changed light (exposure, a highlight).
 TRAY_LIKE_HUE = 8.0
