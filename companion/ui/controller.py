@@ -299,6 +299,20 @@ def action_name(colour: Colour) -> str:
     return tr(_ACTION_NAMES[colour])
 
 
+SOURCE_NAMES: tuple[str, ...] = (
+    N_("camera"),
+    N_("sensor"),
+    N_("manual"),
+    N_("simulated camera"),
+)
+"""Where readings come from, as the devices and the demo name them (translated when shown)."""
+
+
+def source_name(source: str) -> str:
+    """A reading source's name in the current language (unknown names as they are)."""
+    return tr(source)
+
+
 _COLOUR_NAMES: dict[Colour, str] = {
     Colour.BLUE: N_("blue"),
     Colour.BLACK: N_("black"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kivy.app import App
 
 from companion.settings import SettingsError, load_settings
-from companion.ui.controller import Controller
+from companion.ui.controller import Controller, source_name
 from companion.ui.i18n import tr, trf
 from companion.ui.screens.base import BaseScreen, load_kv
 
@@ -22,7 +22,7 @@ class DevicesScreen(BaseScreen):
         if bridge is None:
             lines.append(tr("Readings: typed in by hand (no device connected)."))
         else:
-            lines.append(trf("Readings from: {source}", source=bridge.description))
+            lines.append(trf("Readings from: {source}", source=source_name(bridge.description)))
             lines.append(trf("Readings received: {count}", count=bridge.received))
             for source, health in sorted(bridge.health.items()):
                 lines.append(f"{source}: {health.state} - {health.message}")

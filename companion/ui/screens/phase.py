@@ -10,7 +10,7 @@ from kivy.uix.boxlayout import BoxLayout
 from companion.core.cubes import COLOURS, Colour, Counts
 from companion.core.state import GameState, Stage
 from companion.ui import choices
-from companion.ui.controller import Controller, action_name
+from companion.ui.controller import Controller, action_name, source_name
 from companion.ui.i18n import tr, trf
 from companion.ui.screens.base import BaseScreen, load_kv
 from companion.ui.widgets.colour_chip import ColourChip
@@ -263,12 +263,12 @@ class PhaseScreen(BaseScreen):
             return
         tray.show(pending.picture, [Marker(c, x, y) for c, x, y in pending.markers])
         if pending.confident:
-            note = trf("{source}: sure ({confidence}%)", source=pending.source,
+            note = trf("{source}: sure ({confidence}%)", source=source_name(pending.source),
                        confidence=round(100 * pending.confidence))  # fmt: skip
         else:
             note = trf(
                 "{source}: please check ({reasons})",
-                source=pending.source,
+                source=source_name(pending.source),
                 reasons="; ".join(pending.reasons) or tr("unsure"),
             )
         self.ids.reading_note.text = note
