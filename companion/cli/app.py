@@ -30,7 +30,10 @@ def register(subparsers: Any) -> None:
         help="write a PNG of every screen into DIR (implies --demo)",
     )
     parser.add_argument(
-        "--lang", choices=("en", "de"), default="en", help="language of the app (default en)"
+        "--lang",
+        choices=("en", "de"),
+        default=None,
+        help="language of the app (default: the one chosen on the settings screen, else en)",
     )
     parser.add_argument(
         "--size", default="800x480", metavar="WxH", help="window size in pixels (default 800x480)"
@@ -55,10 +58,12 @@ def run(args: argparse.Namespace) -> int:
     # Kivy keeps its config beside the game data, not in ~/.kivy.
     plan = kivy_env.prepare(size, kivy_home=data_dir() / "kivy")
     from companion.ui import launch
+    from companion.ui.saved_game import load_language
 
+    language = args.lang or load_language() or "en"
     return launch.main(
         plan=plan,
-        language=args.lang,
+        language=language,
         demo=bool(args.demo or args.screenshots is not None),
         screenshots=args.screenshots,
         seed=args.seed,

@@ -83,3 +83,26 @@ class SavedGame:
             archive = folder / f"game-{stamp}-{number}.json"
         os.replace(self.path, archive)
         return archive
+
+
+PREFERENCES = "preferences.json"
+
+
+def load_language(directory: Path | None = None) -> str | None:
+    """The language chosen on the settings screen, or None if none was chosen (or unreadable)."""
+    import json
+
+    path = (directory if directory is not None else data_dir()) / PREFERENCES
+    try:
+        chosen = json.loads(path.read_text(encoding="utf-8")).get("language")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return chosen if isinstance(chosen, str) else None
+
+
+def save_language(language: str, directory: Path | None = None) -> None:
+    """Remember the language for the next start (atomically, like the game)."""
+    import json
+
+    path = (directory if directory is not None else data_dir()) / PREFERENCES
+    write_atomically(path, json.dumps({"language": language}))

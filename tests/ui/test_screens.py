@@ -146,3 +146,15 @@ def test_archiving_twice_in_one_second_keeps_both(tmp_path: Path) -> None:
     assert one is not None and two is not None and one != two
     assert one.read_text(encoding="utf-8") == "first"
     assert two.read_text(encoding="utf-8") == "second"
+
+
+def test_language_choice_is_remembered_for_the_next_start(app: Any) -> None:
+    from companion.ui.saved_game import load_language
+
+    app.show("devices")
+    screen = app.screen("devices")
+    harness.tap(screen.ids.language)
+    assert load_language(app.controller.saved.directory) == "de"
+    assert "next start" in app.status
+    harness.tap(screen.ids.language)
+    assert load_language(app.controller.saved.directory) == "en"

@@ -4,19 +4,38 @@ the set-up screens (new game, calibration, box data)."""
 from __future__ import annotations
 
 from kivy.app import App
+from kivy.properties import StringProperty
 
 from companion.settings import SettingsError, load_settings
 from companion.ui.controller import Controller, source_name
+from companion.ui import i18n
 from companion.ui.i18n import tr, trf
+from companion.ui.saved_game import save_language
 from companion.ui.screens.base import BaseScreen, load_kv
 
 load_kv(__file__)
 
 
 class DevicesScreen(BaseScreen):
-    """What the app is connected to, and the settings file's choices."""
+    """What the app is connected to, the settings file's choices, and the app's language."""
+
+    language = StringProperty("en")
+    language_set = False
+
+    def switch_language(self) -> None:
+        """Remember the other language; it applies from the next start (the text is built
+        once, when the screens are made)."""
+        chosen = "de" if self.language == "en" else "en"
+        save_language(chosen, self.controller.saved.directory)
+        self.language = chosen
+        self.controller.message = tr("The language changes at the next start.")
+        App.get_running_app().refresh()
 
     def refresh(self, controller: Controller) -> None:
+        self.controller = controller
+        if not self.language_set:
+            self.language = i18n.language()
+            self.language_set = True
         lines = []
         bridge = getattr(App.get_running_app(), "bridge", None)
         if bridge is None:
