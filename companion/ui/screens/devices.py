@@ -7,8 +7,8 @@ from kivy.app import App
 from kivy.properties import StringProperty
 
 from companion.settings import SettingsError, load_settings
-from companion.ui.controller import Controller, source_name
 from companion.ui import i18n
+from companion.ui.controller import Controller, source_name
 from companion.ui.i18n import tr, trf
 from companion.ui.saved_game import save_language
 from companion.ui.screens.base import BaseScreen, load_kv
