@@ -50,6 +50,7 @@ GREY_CHROMA = 8.0
 HUE_CHROMA = 15.0
 # Cubes this much darker (L) than the picture's typical cube are in shade and not compared.
 SHADED_LIGHTNESS = 10.0
+SHADED_HUE_DEGREES = 100.0
 COLOURED_CHROMA = 22.0
 # A pixel that changed in this many of the seven colour pictures belongs to the set-up.
 UNSTABLE_VOTES = 4
@@ -300,7 +301,9 @@ def _colour_model(
     )
 
 
-def _other_hue(lab: NDArray[np.float64], centre: NDArray[np.float64]) -> bool:
+def _other_hue(
+    lab: NDArray[np.float64], centre: NDArray[np.float64], degrees: float | None = None
+) -> bool:
     """Whether a cube's colour is another hue than the picture's typical cube.
 
     Shade lowers lightness and chroma but keeps the hue angle; two colours differ in hue
@@ -312,7 +315,8 @@ def _other_hue(lab: NDArray[np.float64], centre: NDArray[np.float64]) -> bool:
     if min(chroma, centre_chroma) < HUE_CHROMA:
         return False  # too grey for a trustworthy hue angle, too coloured to call grey
     angle = np.degrees(np.arctan2(lab[2], lab[1]) - np.arctan2(centre[2], centre[1]))
-    return bool(abs((angle + 180.0) % 360.0 - 180.0) > MIXED_HUE_DEGREES)
+    limit = MIXED_HUE_DEGREES if degrees is None else degrees
+    return bool(abs((angle + 180.0) % 360.0 - 180.0) > limit)
 
 
 def _check_distinct(
@@ -333,8 +337,13 @@ def _check_distinct(
         strangers: list[str] = []
         medians: list[NDArray[np.float64]] = []
         for number, area in enumerate(regions.areas, start=1):
-            inner = core & (regions.regions == number)
-            if area < 0.75 * typical or inner.sum() < 5:
+            if not 0.6 * typical <= area <= 1.8 * typical:
+                continue
+            region = regions.regions == number
+            inner = core & region
+            ys, xs = np.nonzero(region)
+            # Only lone cubes testify: odd shapes are shadows, rim glints or cube heaps.
+            if inner.sum() < 5 or not looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
                 continue
             region_lab = np.median(labs[colour][inner], axis=0).astype(np.float64)
             medians.append(region_lab)
@@ -352,15 +361,17 @@ def _check_distinct(
                 strangers.append(COLOURS[best].value)
         # Two colours in one picture also make one broad model that explains both; the cubes
         # themselves then disagree in hue (a, b); lightness is left out, shading varies it.
-        if len(medians) >= 2:
-            centre = np.median(np.array(medians), axis=0)
-            for region_lab in medians:
-                if region_lab[0] < centre[0] - SHADED_LIGHTNESS:
-                    continue  # in shade: its hue drifts (yellow turns olive), not comparable
-                if _other_hue(region_lab, centre):
-                    d2 = distances2(region_lab[None, :].astype(np.float32), means, inverses)[0]
-                    d2[index] = np.inf
-                    strangers.append(COLOURS[int(np.argmin(d2))].value)
+        for i, first in enumerate(medians):
+            for second in medians[i + 1 :]:
+                # One in shade has its hue drift (yellow turns olive): ask for a wider gap.
+                shaded = abs(first[0] - second[0]) > SHADED_LIGHTNESS
+                if not _other_hue(first, second, SHADED_HUE_DEGREES if shaded else None):
+                    continue
+                pair = np.array([first, second], np.float32)
+                d2 = distances2(pair, means, inverses)
+                odd = int(np.argmax(d2[:, index]))
+                d2[odd, index] = np.inf
+                strangers.append(COLOURS[int(np.argmin(d2[odd]))].value)
         if strangers:
             raise CalibrationError(
                 f"the {colour.value} picture holds cubes that look {', '.join(sorted(set(strangers)))}; "
