@@ -26,6 +26,7 @@ TRAY_LIKE_HUE = 8.0
 # A compact region up to this many cubes' area can still be one cube (leaning, seen closer).
 SINGLE_MAX_CUBES = 1.8
 SINGLE_MIN_CUBES = 0.6
+SINGLE_SURE = 1.3
 # What "compact" means: longest over shortest side of the enclosing box, and the box's share
 # the region fills. Two cubes side by side give about 2 and 1; a cube and a half at most 1.5.
 SINGLE_ASPECT = 1.4
@@ -182,8 +183,10 @@ def find_blobs(
             if SINGLE_MIN_CUBES <= cubes < SINGLE_MAX_CUBES and looks_single(points):
                 # One square-ish outline: a single cube seen bigger (leaning, near the
                 # camera, against the rim), never two side by side.
+                # Up to SINGLE_SURE cubes' area that is certain; beyond, a second cube of the
+                # same colour may hide in it (one of another colour can take its label).
                 count = 1
-                confidence = max(confidence, float(np.clip((SINGLE_MAX_CUBES - cubes) / 0.4, 0, 1)))
+                confidence = 1.0 if cubes <= SINGLE_SURE else min(confidence, 0.45)
             blobs.append(
                 Blob(
                     label,
