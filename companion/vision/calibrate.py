@@ -22,7 +22,7 @@ from companion.vision.tray import TrayView, find_tray, view_for, whole_picture
 
 # The view is scaled so a cube's side spans about this many pixels: enough to tell shapes
 # and colours apart, small enough to count an 800x600 picture in a few milliseconds.
-TARGET_SIDE = 12.0
+TARGET_SIDE = 13.0
 # A view never grows beyond the input picture, nor beyond this size (pixels).
 MAX_VIEW = 900
 # Covariance floor added to every colour model (L, a, b variances): JPEG and noise differ

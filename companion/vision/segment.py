@@ -173,7 +173,7 @@ def tone_tables(bgr: FloatImage, reference: Reference) -> NDArray[np.float32]:
     levels: each channel gets a power curve (factor and exponent) fitted to the pixel pairs
     by trimmed least squares, so cubes (a minority of the pixels) cannot bend it.
     """
-    sample = (slice(None, None, 8), slice(None, None, 8))
+    sample = (slice(None, None, 6), slice(None, None, 6))
     pic = bgr[sample].reshape(-1, 3)
     ref = reference.bgr[sample].reshape(-1, 3)
     levels = np.arange(256, dtype=np.float64) / 255.0
@@ -184,7 +184,7 @@ def tone_tables(bgr: FloatImage, reference: Reference) -> NDArray[np.float32]:
         lx, ly = np.log(x[usable]), np.log(y[usable])
         keep = np.ones(len(lx), np.bool_)
         slope, offset = 1.0, 0.0
-        for _ in range(2):
+        for _ in range(3):
             if keep.sum() < 50 or np.ptp(lx[keep]) < 0.3:
                 break
             slope, offset = np.polyfit(lx[keep], ly[keep], 1)
