@@ -158,6 +158,7 @@ def _action(app: CompanionApp, event: Any) -> None:
         _set(form, "steps", -1 if event.steps is None else event.steps)
         if isinstance(event, AdvanceOrder) and event.use_order_token:
             _set(form, "order_token", True)
+        _sheet_readings(form, event)
         if isinstance(event, Progress):
             for token in event.tokens:
                 actions = [a.value for a in token.actions] + ["", ""]
@@ -183,6 +184,16 @@ def _action(app: CompanionApp, event: Any) -> None:
     if turn.ids.confirm.disabled:
         raise EntryError(f"the turn screen refuses {event!r}: {turn.ids.verdict.text}")
     harness.tap(turn.ids.confirm)
+
+
+def _sheet_readings(form: Form, event: LoadCannons | Progress | AdvanceOrder) -> None:
+    """Tap in what the player read off their sheet, where the form asks for it (the box data
+    lacks the track's layout); an unread value is left at the form's default."""
+    names = {row.name for row in form.children}
+    for name in ("vp_spaces", "highest_vp", "at_end", "space_colour"):
+        value = getattr(event, name, None)
+        if name in names and value is not None:
+            _set(form, name, value.value if name == "space_colour" else value)
 
 
 def _colour_of(app: CompanionApp, event: Any) -> Any:

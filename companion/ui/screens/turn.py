@@ -230,6 +230,32 @@ def _make_plan(
     return Plan(player=p, gold_spent=gold, special=special, villages=villages, neutrals=neutrals)
 
 
+def _progress_fields(state: GameState, player: int) -> list[Field]:
+    fields = [_steps_field(N_("Spaces forward"))]
+    if state.box.progress_track is None:
+        # The box data lacks the track's layout: the player reads the move off their sheet.
+        fields += [
+            Field("vp_spaces", tr("VP spaces reached or passed"), "stepper", default=0,
+                  low=0, high=30),
+            Field("highest_vp", tr("Highest VP among them"), "stepper", default=0, low=0,
+                  high=50),
+            Field("at_end", tr("Disc on the last space"), "toggle", default=False),
+        ]  # fmt: skip
+    return fields
+
+
+def _order_reading_fields() -> list[Field]:
+    """The sheet reading of a white move, for a box whose special track layout is unknown."""
+    colours = tuple((c.value, c.code) for c in COLOURS if c is not Colour.WHITE)
+    return [
+        Field("space_colour", tr("Colour of the space landed on"), "choice", default="",
+              options=(("", tr("not read")), *colours)),
+        Field("highest_vp", tr("Highest VP reached (landing space too)"), "stepper",
+              default=0, low=0, high=50),
+        Field("at_end", tr("Disc on the last space"), "toggle", default=False),
+    ]  # fmt: skip
+
+
 def _make_progress(
     p: int, gold: int, special: bool, v: Values, items: dict[str, list[Values]]
 ) -> Event:
@@ -238,7 +264,8 @@ def _make_progress(
         actions = tuple(Colour(a) for a in (t["action1"], t["action2"]) if a)
         tokens.append(TokenTaken(token=ProgressKind(t["token"]), actions=actions, half=t["half"]))
     return Progress(player=p, gold_spent=gold, special=special, steps=v["steps"],
-                    tokens=tuple(tokens))  # fmt: skip
+                    tokens=tuple(tokens), vp_spaces=v.get("vp_spaces"),
+                    highest_vp=v.get("highest_vp"), at_end=v.get("at_end"))  # fmt: skip
 
 
 def _make_build(
@@ -268,21 +295,24 @@ def _order_fields(state: GameState, player: int) -> list[Field]:
         state.players[player].owns(ProgressKind.ORDER_JUMP) and not state.options.order_jump_once
     ):
         fields.append(Field("order_token", tr("Use order-jump token"), "toggle", default=False))
+    if state.box.special_track is None:
+        fields += _order_reading_fields()
     return fields
 
 
 def _make_order(p: int, gold: int, special: bool, v: Values, _i: dict[str, list[Values]]) -> Event:
+    colour = v.get("space_colour")
     return AdvanceOrder(player=p, gold_spent=gold, special=special, steps=v["steps"],
-                        use_order_token=bool(v.get("order_token", False)))  # fmt: skip
+                        use_order_token=bool(v.get("order_token", False)),
+                        space_colour=Colour(colour) if colour else None,
+                        highest_vp=v.get("highest_vp"), at_end=v.get("at_end"))  # fmt: skip
 
 
 _SPECS: dict[Colour, ActionSpec] = {
     Colour.BLUE: ActionSpec(_ships_fields, (POSTS,), _make_ships),
     Colour.BLACK: ActionSpec(lambda s, p: [_steps_field(N_("Cannons loaded"))], (), _make_cannons),
     Colour.RED: ActionSpec(lambda s, p: [], (PLANNED,), _make_plan),
-    Colour.BROWN: ActionSpec(
-        lambda s, p: [_steps_field(N_("Spaces forward"))], (TOKENS,), _make_progress
-    ),
+    Colour.BROWN: ActionSpec(_progress_fields, (TOKENS,), _make_progress),
     Colour.GREEN: ActionSpec(lambda s, p: [], (BUILT,), _make_build),
     Colour.YELLOW: ActionSpec(lambda s, p: [], (PRODUCTION,), _make_production),
     Colour.WHITE: ActionSpec(_order_fields, (), _make_order),
