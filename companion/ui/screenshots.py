@@ -12,7 +12,7 @@ from companion.core.events import (
     PirateRevealed,
     SetupDrop,
 )
-from companion.ui import harness
+from companion.ui import choices, harness
 from companion.ui.app import CompanionApp
 from companion.ui.controller import PendingReading
 
@@ -115,3 +115,35 @@ class ScreenshotTour:
         for _ in range(4):
             harness.tap(calibration.ids.take)
         self.shoot("calibration")
+        self._sheet_reading_turn()
+
+    def _sheet_reading_turn(self) -> None:
+        """A brown turn of a game with the real box (track layout unknown): the sheet readings
+        on the turn screen. Played on a side controller so the demo's own game is untouched."""
+        import tempfile
+
+        from companion.core.box import REAL_BOX
+        from companion.core.events import Progress
+        from companion.core.simulate import simulate_game
+        from companion.ui.controller import Controller
+        from companion.ui.saved_game import SavedGame
+
+        script = simulate_game(2, seed=5, box=REAL_BOX)
+        with tempfile.TemporaryDirectory(prefix="companion-shot-") as folder:
+            side = Controller(SavedGame(Path(folder)))
+            side.new_game([p.name for p in script.state.players], script.log.options, REAL_BOX)
+            for event in script.events:
+                if isinstance(event, Progress) and event.vp_spaces:
+                    break
+                side.apply(event)
+            state = side.state
+            assert state is not None
+            choice = next(c for c in choices.action_choices(state) if c.kind == "brown")
+            turn = self.app.screen("turn")
+            turn.start(side, choice)
+            self.app.root.manager.current = "turn"
+            form = turn.main_form
+            form.row("vp_spaces").step(1)
+            for _ in range(10):
+                form.row("highest_vp").step(1)
+            self.shoot("turn-progress-readings")

@@ -235,11 +235,11 @@ def _progress_fields(state: GameState, player: int) -> list[Field]:
     if state.box.progress_track is None:
         # The box data lacks the track's layout: the player reads the move off their sheet.
         fields += [
-            Field("vp_spaces", tr("VP spaces reached or passed"), "stepper", default=0,
+            Field("vp_spaces", tr("VP spaces passed"), "stepper", default=0,
                   low=0, high=30),
-            Field("highest_vp", tr("Highest VP among them"), "stepper", default=0, low=0,
+            Field("highest_vp", tr("Highest VP"), "stepper", default=0, low=0,
                   high=50),
-            Field("at_end", tr("Disc on the last space"), "toggle", default=False),
+            Field("at_end", tr("On the last space"), "toggle", default=False),
         ]  # fmt: skip
     return fields
 
@@ -248,11 +248,11 @@ def _order_reading_fields() -> list[Field]:
     """The sheet reading of a white move, for a box whose special track layout is unknown."""
     colours = tuple((c.value, c.code) for c in COLOURS if c is not Colour.WHITE)
     return [
-        Field("space_colour", tr("Colour of the space landed on"), "choice", default="",
+        Field("space_colour", tr("Space colour"), "choice", default="",
               options=(("", tr("not read")), *colours)),
-        Field("highest_vp", tr("Highest VP reached (landing space too)"), "stepper",
+        Field("highest_vp", tr("Highest VP"), "stepper",
               default=0, low=0, high=50),
-        Field("at_end", tr("Disc on the last space"), "toggle", default=False),
+        Field("at_end", tr("On the last space"), "toggle", default=False),
     ]  # fmt: skip
 
 
@@ -377,8 +377,9 @@ class TurnScreen(BaseScreen):
         fields = self.ids.fields
         fields.clear_widgets()
         gold = state.players[self.player].gold
-        main = [Field("gold", tr("Gold spent for AP"), "stepper", default=0, low=0, high=gold)]
-        main += spec.fields(state, self.player)
+        # The action's own fields first: gold for AP is the rarer choice, so it comes last.
+        main = spec.fields(state, self.player)
+        main.append(Field("gold", tr("Gold spent for AP"), "stepper", default=0, low=0, high=gold))
         # Each action's forms are made once and reset for every later turn (see Form.build).
         cached = self._forms.get(choice.colour)
         if cached is None:
