@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import cv2
-import numpy as np
 
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.images import BGRImage
@@ -54,8 +53,3 @@ def _text(
     """Text with a dark outline so it reads on any tray colour."""
     cv2.putText(picture, text, origin, cv2.FONT_HERSHEY_SIMPLEX, size, (0, 0, 0), 4, cv2.LINE_AA)
     cv2.putText(picture, text, origin, cv2.FONT_HERSHEY_SIMPLEX, size, ink, 1, cv2.LINE_AA)
-
-
-def blank_like(image: BGRImage) -> BGRImage:
-    """An all-black picture of the same size (for annotations of unreadable frames)."""
-    return np.zeros_like(image)

@@ -9,7 +9,7 @@ from numpy.typing import NDArray
 from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision.annotate import annotate as draw
 from companion.vision.blobs import Blob, find_blobs
-from companion.vision.colours import MAX_DISTANCE2, UNKNOWN, classify, vote
+from companion.vision.colours import UNKNOWN, classify, vote
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.errors import ImageError
 from companion.vision.images import BGRImage, Mask
@@ -25,7 +25,7 @@ MIN_MATCHING = 0.55
 MIN_STRUCTURE = 0.3
 # Shadow-like pixels count as cube only when a colour model explains them this well.
 SHADOW_KEEP_D2 = 9.0
-# A shadow-like patch with no cube beside it, at least this many cubes' area, is kept.
+# A shadow-like patch with no cube beside it, at least this many cubes' area, is reported.
 LONE_SHADOW_CUBES = 0.5
 # Label of dark patches set aside as shadow with nothing beside them to cast it.
 DARK = UNKNOWN + 1
@@ -64,7 +64,7 @@ def _lone_shadows(dropped: Mask, kept: Mask, profile: Profile) -> Mask:
     """Cube-sized dark regions set aside as shadow although nothing near them casts one.
 
     A shadow lies next to the cube that casts it; a dark patch on its own is more likely a
-    dark cube whose colour the models miss. It is kept, to be classified or reported.
+    dark cube whose colour the models miss. Such patches make the reading unsure.
     """
     result: Mask = np.zeros_like(dropped)
     smallest = LONE_SHADOW_CUBES * profile.cube_side**2
@@ -157,7 +157,7 @@ def read_tray(
     if max(gains) > 2.5 or min(gains) < 0.4:
         reasons.append("the light differs a lot from calibration; calibrate again")
     blobs = analyse(comparison, profile, debug)
-    cubes, cube_blobs = _sightings(blobs, profile)
+    cubes = _sightings(blobs, profile)
     counts = Counts.of({colour: sum(1 for c in cubes if c.colour == colour) for colour in COLOURS})
     reasons.extend(_doubts(blobs, counts))
     confidence = min([c.confidence for c in cubes] + [1.0])
@@ -168,15 +168,13 @@ def read_tray(
     confident = confidence >= CONFIDENT_AT and not reasons
     reasons = _unique(reasons)
     picture = _annotated(image, cubes, profile, confident, reasons) if annotate else None
-    del cube_blobs
     return TrayReading(counts, cubes, confidence, confident, reasons, picture)
 
 
-def _sightings(blobs: list[Blob], profile: Profile) -> tuple[list[CubeSighting], list[Blob]]:
+def _sightings(blobs: list[Blob], profile: Profile) -> list[CubeSighting]:
     """Cubes in picture pixels, each with the confidence of the region it came from."""
     view = profile.view
     cubes: list[CubeSighting] = []
-    sources: list[Blob] = []
     for blob in blobs:
         if blob.label >= UNKNOWN or blob.count == 0 or blob.tray_like:
             continue
@@ -186,8 +184,7 @@ def _sightings(blobs: list[Blob], profile: Profile) -> tuple[list[CubeSighting],
         confidence = min(blob.size_confidence, blob.colour_confidence)
         for x, y in points:
             cubes.append(CubeSighting(COLOURS[blob.label], float(x), float(y), confidence))
-            sources.append(blob)
-    return cubes, sources
+    return cubes
 
 
 def _doubts(blobs: list[Blob], counts: Counts) -> list[str]:
@@ -251,4 +248,4 @@ def _unique(reasons: list[str]) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
-__all__ = ["MAX_DISTANCE2", "read_tray"]
+__all__ = ["analyse", "read_tray"]

@@ -44,13 +44,6 @@ def to_float(image: BGRImage) -> FloatImage:
     return result
 
 
-def smooth(image: FloatImage, cube_side: float) -> FloatImage:
-    """Blur that removes sensor noise and JPEG blocks but keeps a cube's outline (px units)."""
-    sigma = max(0.6, cube_side / 14.0)
-    blurred: FloatImage = np.asarray(cv2.GaussianBlur(image, (0, 0), sigma), np.float32)
-    return blurred
-
-
 def smooth8(image: BGRImage, cube_side: float) -> BGRImage:
     """`smooth` on an 8-bit picture (faster; the rounding is far below any threshold here)."""
     sigma = max(0.6, cube_side / 14.0)
@@ -67,12 +60,6 @@ def lab8(image: BGRImage) -> FloatImage:
     lab = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2Lab), np.float32)
     lab -= np.array([0.0, 128.0, 128.0], np.float32)
     lab[:, :, 0] *= np.float32(100.0 / 255.0)
-    return lab
-
-
-def to_lab(image: FloatImage) -> FloatImage:
-    """CIE Lab (L 0..100, a and b about -128..127) of a BGR float picture in 0..1."""
-    lab: FloatImage = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2Lab), np.float32)
     return lab
 
 
