@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -223,10 +224,10 @@ def run_watch(args: argparse.Namespace) -> int:
             except SourceEnded:
                 break
             except FrameTimeout as error:
-                _emit(settler.lost(_now(), str(error)), args.json)
+                _emit(settler.lost(time.monotonic(), str(error)), args.json)
                 continue
             except CameraLost as error:
-                _emit(settler.lost(_now(), str(error)), args.json)
+                _emit(settler.lost(time.monotonic(), str(error)), args.json)
                 status = 1
                 break
             # A video file decodes faster than it was filmed: use its own clock.
@@ -234,12 +235,6 @@ def run_watch(args: argparse.Namespace) -> int:
             image: BGRImage = frame.image
             _emit(settler.feed(image, timestamp), args.json)
     return status
-
-
-def _now() -> float:
-    import time
-
-    return time.monotonic()
 
 
 def _emit(events: list[StatusChange | SettledReading], as_json: bool) -> None:
