@@ -59,6 +59,8 @@ class Blob:
     """Whether it reaches outside the tray outline (a hand or arm reaching in)."""
     tray_like: bool = False
     """Irregular and of the tray's own hue beneath it: light that changed, not a cube."""
+    single: bool = False
+    """Its outline is one compact square: a lone cube."""
 
 
 def looks_single(points: NDArray[np.float32]) -> bool:
@@ -138,6 +140,7 @@ def find_blobs(
                 beneath = np.median(tray_lab[y : y + h, x : x + w][window], axis=0)
                 hue_gap = float(np.hypot(mean_lab[1] - beneath[1], mean_lab[2] - beneath[2]))
                 tray_like = hue_gap < TRAY_LIKE_HUE and not looks_single(points)
+            single = looks_single(points)
             c_conf, best, second = colour_confidence(d2)
             runner_up = second if best == label else best
             if label == UNKNOWN:
@@ -180,7 +183,7 @@ def find_blobs(
                 continue
             count = max(1, round(cubes))
             confidence = size_confidence(cubes, count)
-            if SINGLE_MIN_CUBES <= cubes < SINGLE_MAX_CUBES and looks_single(points):
+            if SINGLE_MIN_CUBES <= cubes < SINGLE_MAX_CUBES and single:
                 # One square-ish outline: a single cube seen bigger (leaning, near the
                 # camera, against the rim), never two side by side.
                 # Up to SINGLE_SURE cubes' area that is certain; beyond, a second cube of the
@@ -200,6 +203,7 @@ def find_blobs(
                     shadow,
                     margin,
                     tray_like,
+                    single,
                 )
             )
     return blobs

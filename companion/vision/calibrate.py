@@ -244,7 +244,9 @@ def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> P
         blobs = [b for b in analyse(comparison, profile) if b.label == index and b.count > 0]
         if not blobs:
             continue
-        area = _cube_area([b.area for b in blobs])
+        # Lone cubes show a cube's area best; heaps only help when no cube lies alone.
+        lone = [b.area for b in blobs if b.single]
+        area = float(np.median(lone)) if len(lone) >= 2 else _cube_area([b.area for b in blobs])
         if 0.6 * models[colour].cube_area <= area <= 1.6 * models[colour].cube_area:
             models[colour] = models[colour].model_copy(update={"cube_area": area})
     return profile.model_copy(update={"colours": models})
