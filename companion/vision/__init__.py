@@ -14,6 +14,7 @@ from companion.vision.errors import CalibrationError, ImageError, ProfileError, 
 from companion.vision.images import BGRImage, decode_image, load_image
 from companion.vision.profile import ColourModel, Profile
 from companion.vision.reading import CubeSighting, TrayReading
+from companion.vision.settle import SettledReading, Settler, Status, StatusChange
 
 __all__ = [
     "BGRImage",
@@ -25,6 +26,10 @@ __all__ = [
     "ImageError",
     "Profile",
     "ProfileError",
+    "SettledReading",
+    "Settler",
+    "Status",
+    "StatusChange",
     "TrayReading",
     "VisionError",
     "calibrate",
