@@ -14,6 +14,7 @@ from typing import Any
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
+from companion.core.box import BoxData
 from companion.core.cubes import Colour, Counts
 from companion.core.errors import LogError, RuleError, UndoError
 from companion.core.events import (
@@ -27,6 +28,7 @@ from companion.core.events import (
 from companion.core.game import Game
 from companion.core.options import RuleOptions
 from companion.core.state import GameState, Stage
+from companion.ui.box_store import load_owner_box
 from companion.ui.i18n import N_, tr, trf
 from companion.ui.saved_game import SavedGame
 from companion.vision.reading import TrayReading
@@ -133,18 +135,35 @@ class Controller(EventDispatcher):  # type: ignore[misc]
         self._changed()
         return True
 
-    def new_game(self, names: list[str], options: RuleOptions, box: object | None = None) -> None:
-        """Start a new game with these players (top of the starting stack first)."""
-        from companion.core.box import REAL_BOX, BoxData
+    def owner_box(self) -> BoxData:
+        """The box data the owner entered (REAL_BOX until then). A file that cannot be read is
+        set aside, never deleted, and `message` says where it went."""
+        loaded = load_owner_box(self.saved.directory)
+        if loaded.set_aside is not None:
+            self.message = trf(
+                "The box data file could not be read ({reason}); it was kept as {path}. "
+                "Enter the box data again.",
+                reason=loaded.reason,
+                path=str(loaded.set_aside),
+            )
+        return loaded.box
 
-        chosen = box if isinstance(box, BoxData) else REAL_BOX
+    def new_game(self, names: list[str], options: RuleOptions, box: object | None = None) -> None:
+        """Start a new game with these players (top of the starting stack first); without a
+        box given, the owner's box data (see `owner_box`)."""
+        self.message = ""
+        chosen = box if isinstance(box, BoxData) else self.owner_box()
+        # A box data file set aside just now must still be reported with the new game.
+        note = self.message
         if self.saved.load() is not None:
             # The previous game (finished or not) is archived, never overwritten.
             self.saved.finish()
         self.game = Game.new(names, options=options, box=chosen)
         self.pending = None
         self.saved.save(self.game.to_json())
-        self.message = tr("New game: turn the first pirate marker face up.")
+        self.message = " ".join(
+            filter(None, (note, tr("New game: turn the first pirate marker face up.")))
+        )
         self.navigate_to = self.screen_for_stage()
         self._changed()
 

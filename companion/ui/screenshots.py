@@ -110,6 +110,18 @@ class ScreenshotTour:
         self.shoot("final-winner")
         self.shoot("devices", "devices")
         self.shoot("box-data", "box_data")
+        # The owner half-way through copying the tracks (not saved): the drawings follow.
+        from companion.core.box import TEST_BOX
+        from companion.ui.box_text import box_texts
+
+        box_screen = self.app.screen("box_data")
+        texts = box_texts(TEST_BOX)
+        for field in ("progress_track", "special_track"):
+            box_screen.inputs[field].text = texts[field]
+        box_screen.inputs["pirate_markers"].text = "0 0 2"
+        self.shoot("box-data-typing")
+        for field in ("progress_track", "special_track", "pirate_markers"):
+            box_screen.inputs[field].text = ""
         self.app.show("calibration")
         calibration = self.app.screen("calibration")
         for _ in range(4):

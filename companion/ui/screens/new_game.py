@@ -11,7 +11,7 @@ from kivy.app import App
 from kivy.properties import NumericProperty
 from kivy.uix.textinput import TextInput
 
-from companion.core.box import REAL_BOX, TEST_BOX
+from companion.core.box import TEST_BOX
 from companion.core.options import RuleOptions, TieBreak
 from companion.ui.controller import Controller
 from companion.ui.i18n import N_, tr
@@ -127,4 +127,4 @@ class NewGameScreen(BaseScreen):
         write_atomically(
             players_file(self.controller.saved.directory), json.dumps(names, ensure_ascii=False)
         )
-        self.controller.new_game(names, options, TEST_BOX if use_test_box else REAL_BOX)
+        self.controller.new_game(names, options, TEST_BOX if use_test_box else None)
