@@ -27,6 +27,9 @@ MIN_STRUCTURE = 0.3
 SHADOW_KEEP_D2 = 9.0
 # A shadow-like patch with no cube beside it, at least this many cubes' area, is reported.
 LONE_SHADOW_CUBES = 0.5
+# A patch beside a cube is suspicious when this share of it fits a cube colour this loosely.
+COLOURISH_D2 = 16.0
+COLOURISH_SHARE = 0.35
 # Label of dark patches set aside as shadow with nothing beside them to cast it.
 DARK = UNKNOWN + 1
 # An unexplained region of this many cubes' area, or reaching over the rim, is a hand.
@@ -46,8 +49,9 @@ def check_size(image: BGRImage, profile: Profile) -> None:
 
 def foreground(
     changed: Mask, shadow_like: Mask, lab: NDArray[np.float32], profile: Profile
-) -> tuple[Mask, NDArray[np.int8]]:
-    """Pixels that belong to cubes or other objects (shadows removed), and their raw labels."""
+) -> tuple[Mask, NDArray[np.int8], Mask]:
+    """Pixels that belong to cubes or other objects (shadows removed), their raw labels, and
+    the changed pixels a cube colour explains at least loosely."""
     prepared = profile.prepared()
     kernel = np.ones((3, 3), np.uint8)
     opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, kernel).astype(np.bool_)
@@ -57,14 +61,18 @@ def foreground(
     keep[opened] = (~shadow_like[opened]) | (best <= SHADOW_KEEP_D2)
     keep = cv2.morphologyEx(keep.astype(np.uint8), cv2.MORPH_OPEN, kernel).astype(np.bool_)
     labels[~keep] = -1
-    return keep, labels
+    colourish = np.zeros_like(opened)
+    colourish[opened] = best <= COLOURISH_D2
+    return keep, labels, colourish
 
 
-def _lone_shadows(dropped: Mask, kept: Mask, profile: Profile) -> Mask:
-    """Cube-sized dark regions set aside as shadow although nothing near them casts one.
+def _lone_shadows(dropped: Mask, kept: Mask, colourish: Mask, profile: Profile) -> Mask:
+    """Cube-sized dark regions set aside as shadow that may be a cube after all.
 
     A shadow lies next to the cube that casts it; a dark patch on its own is more likely a
-    dark cube whose colour the models miss. Such patches make the reading unsure.
+    dark cube whose colour the models miss, and so is a patch beside a cube whose pixels a
+    cube colour explains (a brown cube on an olive tray only looks darker). Such patches
+    make the reading unsure.
     """
     result: Mask = np.zeros_like(dropped)
     smallest = LONE_SHADOW_CUBES * profile.cube_side**2
@@ -74,7 +82,7 @@ def _lone_shadows(dropped: Mask, kept: Mask, profile: Profile) -> Mask:
     both = dropped | kept
     rows, cols = np.flatnonzero(both.any(axis=1)), np.flatnonzero(both.any(axis=0))
     box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
-    dropped, kept = dropped[box], kept[box]
+    dropped, kept, colourish = dropped[box], kept[box], colourish[box]
     n, regions, stats, _ = cv2.connectedComponentsWithStats(
         dropped.astype(np.uint8), connectivity=8
     )
@@ -85,7 +93,12 @@ def _lone_shadows(dropped: Mask, kept: Mask, profile: Profile) -> Mask:
     reach = max(3, round(profile.cube_side * 0.4)) | 1
     near = cv2.dilate(casters, np.ones((reach, reach), np.uint8)).astype(np.bool_)
     touching = set(np.unique(regions[near & dropped]).tolist())
-    lone = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= smallest and i not in touching]
+    big_enough = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= smallest]
+    lone = [
+        i
+        for i in big_enough
+        if i not in touching or colourish[regions == i].mean() >= COLOURISH_SHARE
+    ]
     result[box] = np.isin(regions, lone)
     return result
 
@@ -95,9 +108,11 @@ def analyse(comparison: Comparison, profile: Profile, debug: DebugSink = no_debu
     prepared = profile.prepared()
     debug("difference", comparison.difference)
     debug("shadow-like", comparison.shadow_like)
-    mask, raw = foreground(comparison.changed, comparison.shadow_like, comparison.lab, profile)
+    mask, raw, colourish = foreground(
+        comparison.changed, comparison.shadow_like, comparison.lab, profile
+    )
     debug("foreground", mask)
-    lone = _lone_shadows(comparison.changed & ~mask, mask, profile)
+    lone = _lone_shadows(comparison.changed & ~mask, mask, colourish, profile)
     lone &= prepared.reference.inside
     window = max(3, round(profile.cube_side * 0.5))
     labels = vote(raw, mask, window)
