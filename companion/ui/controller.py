@@ -30,6 +30,7 @@ from companion.core.options import RuleOptions
 from companion.core.state import GameState, Stage
 from companion.ui.box_store import load_owner_box
 from companion.ui.i18n import N_, tr, trf
+from companion.ui.player_colours import PlayerColour, colour_by_key, marked_name
 from companion.ui.saved_game import SavedGame
 from companion.vision.reading import TrayReading
 
@@ -277,6 +278,17 @@ class Controller(EventDispatcher):  # type: ignore[misc]
         """A player's name by index."""
         state = self.state
         return state.players[index].name if state is not None else "?"
+
+    def player_colour(self, index: int) -> PlayerColour:
+        """A player's colour by index: as chosen for this game (remembered by name)."""
+        from companion.ui.remembered import remembered_players
+
+        chosen = {p.name: p.colour for p in remembered_players(self.saved.directory)}
+        return colour_by_key(chosen.get(self.player_name(index)), index)
+
+    def marked_name(self, index: int) -> str:
+        """A player's name as markup in their colour (the name is always written out)."""
+        return marked_name(self.player_name(index), self.player_colour(index))
 
     def _update_header(self) -> None:
         state = self.state

@@ -4,19 +4,21 @@ drop."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from kivy.app import App
 from kivy.properties import NumericProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.textinput import TextInput
 
 from companion.core.box import TEST_BOX
 from companion.core.options import RuleOptions, TieBreak
 from companion.ui.controller import Controller
 from companion.ui.i18n import N_, tr
-from companion.ui.saved_game import write_atomically
+from companion.ui.player_colours import PLAYER_COLOURS, colour_by_key
+from companion.ui.remembered import RememberedPlayer, remember_players, remembered_players
 from companion.ui.screens.base import BaseScreen, load_kv
+from companion.ui.widgets.common import BigButton
 from companion.ui.widgets.form import Field, Form
 
 load_kv(__file__)
@@ -35,24 +37,10 @@ _OPTION_LABELS: dict[str, str] = {
     "tie_break": N_("Tie-break"),
 }
 
-DEFAULT_NAMES = ("Ada", "Bruno", "Carla", "Dmitri")
-"""Names offered the first time, before any night has been remembered."""
-
-
-def players_file(directory: Path) -> Path:
-    """Where the names of the last game's players are remembered."""
-    return directory / "players.json"
-
 
 def remembered_names(directory: Path) -> list[str]:
-    """The names from the last game, or the defaults; an unreadable file is ignored."""
-    try:
-        names = json.loads(players_file(directory).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return list(DEFAULT_NAMES)
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        return list(DEFAULT_NAMES)
-    return (names + list(DEFAULT_NAMES)[len(names) :])[:4]
+    """The names from the last game, or the defaults (see companion.ui.remembered)."""
+    return [p.name for p in remembered_players(directory)]
 
 
 class NewGameScreen(BaseScreen):
@@ -63,6 +51,9 @@ class NewGameScreen(BaseScreen):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.inputs: list[TextInput] = []
+        self.colour_buttons: list[BigButton] = []
+        self.colours: list[str] = []
+        self.rows: list[BoxLayout] = []
         self.options_form: Form | None = None
         self.bind(count=lambda *_: self._show_names())
 
@@ -70,16 +61,20 @@ class NewGameScreen(BaseScreen):
         self.controller = controller
         if not self.inputs:
             theme = App.get_running_app().theme
-            for name in remembered_names(controller.saved.directory):
-                box = TextInput(
-                    text=name,
-                    multiline=False,
-                    font_size=theme.font_m,
-                    size_hint_y=None,
-                    height=theme.touch * 0.8,
-                    write_tab=False,
-                )
+            for seat, player in enumerate(remembered_players(controller.saved.directory)):
+                row = BoxLayout(size_hint_y=None, height=theme.touch * 0.8, spacing=theme.pad / 2)
+                box = TextInput(text=player.name, multiline=False, font_size=theme.font_m,
+                                write_tab=False)  # fmt: skip
+                button = BigButton(size_hint_x=0.45, font_size=theme.font_s)
+                button.name = f"colour:{seat}"
+                button.bind(on_release=lambda _b, s=seat: self.next_colour(s))
+                row.add_widget(box)
+                row.add_widget(button)
                 self.inputs.append(box)
+                self.colour_buttons.append(button)
+                self.colours.append(colour_by_key(player.colour, seat).key)
+                self.rows.append(row)
+            self._show_colours()
             self._show_names()
         if self.options_form is None:
             defaults = RuleOptions()
@@ -103,8 +98,25 @@ class NewGameScreen(BaseScreen):
     def _show_names(self) -> None:
         grid = self.ids.names
         grid.clear_widgets()
-        for box in self.inputs[: int(self.count)]:
-            grid.add_widget(box)
+        for row in self.rows[: int(self.count)]:
+            grid.add_widget(row)
+
+    def next_colour(self, seat: int) -> None:
+        """Give the seat the next player colour; the player who had it takes this seat's."""
+        keys = [c.key for c in PLAYER_COLOURS]
+        wanted = keys[(keys.index(self.colours[seat]) + 1) % len(keys)]
+        if wanted in self.colours:
+            self.colours[self.colours.index(wanted)] = self.colours[seat]
+        self.colours[seat] = wanted
+        self._show_colours()
+
+    def _show_colours(self) -> None:
+        for seat, button in enumerate(self.colour_buttons):
+            colour = colour_by_key(self.colours[seat], seat)
+            # The colour's name is written on its swatch: the colour is never the only cue.
+            button.text = colour.label()
+            button.tint = colour.tint
+            button.color = (0.05, 0.05, 0.05, 1)
 
     def names(self) -> list[str]:
         """The names typed in, for the chosen player count (blank ones get a number)."""
@@ -124,7 +136,9 @@ class NewGameScreen(BaseScreen):
             self.controller.message = tr("Two players have the same name; please change one.")
             App.get_running_app().refresh()
             return
-        write_atomically(
-            players_file(self.controller.saved.directory), json.dumps(names, ensure_ascii=False)
-        )
+        # All four rows are remembered, the game's players first, with their colours.
+        everyone = names + [box.text.strip() for box in self.inputs[len(names) :]]
+        remember_players(self.controller.saved.directory,
+                         [RememberedPlayer(n, c) for n, c in zip(everyone, self.colours,
+                                                                 strict=True)])  # fmt: skip
         self.controller.new_game(names, options, TEST_BOX if use_test_box else None)

@@ -195,16 +195,16 @@ class PhaseScreen(BaseScreen):
         if in_turns:
             player = state.current_player
             assert player is not None
-            after = [controller.player_name(i) for i in choices.order_after(state)]
+            after = [controller.marked_name(i) for i in choices.order_after(state)]
             if after:
                 self.ids.prompt.text = trf(
                     "{name}'s turn · then {others}",
-                    name=controller.player_name(player),
+                    name=controller.marked_name(player),
                     others=", ".join(after),
                 )
             else:
                 self.ids.prompt.text = trf(
-                    "{name}'s turn (last in this phase)", name=controller.player_name(player)
+                    "{name}'s turn (last in this phase)", name=controller.marked_name(player)
                 )
             self.turn_panel.fill(controller)
         else:

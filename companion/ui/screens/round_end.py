@@ -68,7 +68,9 @@ class RoundEndScreen(BaseScreen):
                 lost = before.players[i].vp_by[index] - after.players[i].vp_by[index]
                 cannons = f"{player.cannons} » {after.players[i].cannons}"
                 colour = theme.bad if lost else theme.text
-                for text in (player.name, str(faced), cannons, str(lost)):
+                name = self._cell(player.name, self.controller.player_colour(i).tint, bold=True)
+                table.add_widget(name)
+                for text in (str(faced), cannons, str(lost)):
                     table.add_widget(self._cell(text, colour))
             self.ids.preparation.text = tr(
                 "Next round: discard the right half of the progress tokens, slide the left half "

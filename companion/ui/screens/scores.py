@@ -78,8 +78,8 @@ class ScoresScreen(BaseScreen):
         board = scores(state)
         table.cols = 1 + len(board)
         self._cell(tr("VP"), theme.muted, bold=True)
-        for score in board:
-            self._cell(score.name, theme.text, bold=True)
+        for seat, score in enumerate(board):
+            self._cell(score.name, controller.player_colour(seat).tint, bold=True)
         hidden = {c for step in FINAL_STEPS for c in step} - shown_final
         for category in CATEGORIES:
             if category in hidden:
@@ -122,7 +122,8 @@ class ScoresScreen(BaseScreen):
         names = [p.name for p in states[-1].players]
         series = [[s.players[i].vp for s in picked] for i in range(len(names))]
         chart: VpChart = self.ids.chart
-        chart.plot(names, series, App.get_running_app().theme.font_s)
+        tints = [controller.player_colour(i).tint for i in range(len(names))]
+        chart.plot(names, series, App.get_running_app().theme.font_s, tints)
 
     def _cell(self, text: str, colour: object, bold: bool = False) -> None:
         theme = App.get_running_app().theme

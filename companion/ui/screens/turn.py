@@ -430,7 +430,7 @@ class TurnScreen(BaseScreen):
             name = trf("{action} (special)", action=name)
         self.ids.prompt.text = trf(
             "{player}: {action} · {ap} AP + {gold} gold",
-            player=self.controller.player_name(self.player or 0),
+            player=self.controller.marked_name(self.player or 0),
             action=name,
             ap=choice.ap,
             gold=gold,

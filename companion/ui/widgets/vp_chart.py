@@ -23,12 +23,21 @@ class VpChart(Widget):  # type: ignore[misc]
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.names: list[str] = []
+        self.colours: list[tuple[float, float, float, float]] = list(LINE_COLOURS)
         self.series: list[list[int]] = []
         self.font_size = 18.0
         self.bind(pos=self._redraw, size=self._redraw)
 
-    def plot(self, names: Sequence[str], series: Sequence[Sequence[int]], font_size: float) -> None:
-        """Show one line per player; all series have the same length (one value per step)."""
+    def plot(
+        self,
+        names: Sequence[str],
+        series: Sequence[Sequence[int]],
+        font_size: float,
+        colours: Sequence[tuple[float, float, float, float]] = LINE_COLOURS,
+    ) -> None:
+        """Show one line per player in their colour (names written at the lines' ends); all
+        series have the same length (one value per step)."""
+        self.colours = list(colours)
         self.names = list(names)
         self.series = [list(s) for s in series]
         self.font_size = font_size
@@ -59,7 +68,7 @@ class VpChart(Widget):  # type: ignore[misc]
                 label_y[k] = y
                 floor = y
             for i, (name, values) in enumerate(zip(self.names, self.series, strict=True)):
-                colour = LINE_COLOURS[i % len(LINE_COLOURS)]
+                colour = self.colours[i % len(self.colours)]
                 points: list[float] = []
                 for step, value in enumerate(values):
                     points += [
