@@ -65,7 +65,7 @@ class NewGameScreen(BaseScreen):
                 row = BoxLayout(size_hint_y=None, height=theme.touch * 0.8, spacing=theme.pad / 2)
                 box = TextInput(text=player.name, multiline=False, font_size=theme.font_m,
                                 write_tab=False)  # fmt: skip
-                button = BigButton(size_hint_x=0.45, font_size=theme.font_s)
+                button = BigButton(size_hint_x=0.7, font_size=theme.font_s)
                 button.name = f"colour:{seat}"
                 button.bind(on_release=lambda _b, s=seat: self.next_colour(s))
                 row.add_widget(box)
