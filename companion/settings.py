@@ -81,6 +81,10 @@ class ChuteSensorSettings(_Section):
         default=None, description="a serial port or pyserial URL; none: find the board by VID:PID"
     )
     offline_after_s: float = Field(default=3.0, gt=0)
+    calibration: str | None = Field(
+        default=None,
+        description="a chute calibration JSON file for this sensor; none: the typical values",
+    )
 
     @property
     def vid_pid(self) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 
 from companion.core.cubes import Counts
 from companion.core.state import GameState, Stage
+from companion.devices.chute.calibration import CalibrationError, ChuteCalibration
 from companion.devices.drops import could_come_out, cubes_to_drop
 from companion.devices.feeds import CameraFeed, ChuteFeed
 from companion.devices.frames import FrameSource, SourceUnavailable, open_source
@@ -233,10 +234,30 @@ class Devices:
         else:
             port = sensor.port
         reader = feed.chute_reader(
-            port=port, vid_pid=sensor.vid_pid, offline_after_s=sensor.offline_after_s
+            port=port,
+            vid_pid=sensor.vid_pid,
+            offline_after_s=sensor.offline_after_s,
+            calibration=self._chute_calibration(),
         )
         reader.start()
         self._chute_reader = reader
+
+    def _chute_calibration(self) -> ChuteCalibration | None:
+        """The owner's chute calibration from the settings, or None for the typical values.
+
+        An unreadable file does not stop the sensor: it counts with the typical values and its
+        health says which file to fix (a wrong colour is then caught by the camera or a person).
+        """
+        path = self.settings.sensor.calibration
+        if path is None:
+            return None
+        try:
+            return ChuteCalibration.load(Path(path))
+        except CalibrationError as error:
+            self.service.sensor_health(
+                SourceHealth("sensor", Health.OFFLINE, f"{error}; counting with typical colours")
+            )
+            return None
 
     # ---- using ---------------------------------------------------------------------------
 

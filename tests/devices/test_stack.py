@@ -150,3 +150,46 @@ def test_simulated_tower_follows_the_game_when_counts_were_typed_differently(
     (landing,) = landings
     believed = Counts.from_tuple(list(state.tower))
     assert landing.inside_after.plus(landing.landed) == believed.plus(cubes_to_drop(state))
+
+
+def _sensor_only(tmp_path: Path, calibration: Path) -> Settings:
+    return Settings.model_validate(
+        {
+            "camera": {"source": "off"},
+            "sensor": {"backend": "sim", "calibration": str(calibration)},
+            "gpio": {"backend": "off"},
+        }
+    )
+
+
+def test_the_owners_chute_calibration_is_sent_to_the_board(tmp_path: Path) -> None:
+    from companion.devices.chute.calibration import TYPICAL_RGBC, ChuteCalibration
+
+    # The owner's cubes read darker than the typical values: the reader must use theirs.
+    darker = {colour: [tuple(v // 2 for v in rgbc)] for colour, rgbc in TYPICAL_RGBC.items()}
+    owners = ChuteCalibration.from_samples(darker)  # type: ignore[arg-type]
+    path = tmp_path / "chute.json"
+    owners.save(path)
+    with Devices(_sensor_only(tmp_path, path), lambda _r: None, workdir=tmp_path) as devices:
+        reader = devices._chute_reader
+        assert reader is not None
+        assert reader.calibration == owners != ChuteCalibration.default()
+
+
+def test_an_unreadable_chute_calibration_is_reported_and_the_sensor_still_counts(
+    tmp_path: Path,
+) -> None:
+    from companion.devices.chute.calibration import ChuteCalibration
+
+    path = tmp_path / "chute.json"
+    path.write_text("{not json")
+    health: list[SourceHealth] = []
+    with Devices(
+        _sensor_only(tmp_path, path), lambda _r: None, health.append, workdir=tmp_path
+    ) as devices:
+        deadline = time.monotonic() + 5
+        while not any(str(path) in h.message for h in health) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        reader = devices._chute_reader
+        assert reader is not None and reader.calibration == ChuteCalibration.default()
+    assert any(h.source == "sensor" and str(path) in h.message for h in health)

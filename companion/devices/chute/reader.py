@@ -178,6 +178,11 @@ class ChuteReader:
             self._tracker.start_drop(self._clock())
 
     @property
+    def calibration(self) -> ChuteCalibration:
+        """The colour references this reader sends to the board."""
+        return self._calibration
+
+    @property
     def status(self) -> ChuteStatus:
         """The latest status (a copy; safe from any thread)."""
         with self._lock:
