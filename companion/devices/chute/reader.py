@@ -89,6 +89,8 @@ def _log_sparsely(n: int, message: str, *args: object) -> None:
 
 ReadingCallback = Callable[[ChuteReading], None]
 StatusCallback = Callable[[ChuteStatus], None]
+CubeCallback = Callable[[int, tuple[int, int, int, int]], None]
+"""Called once per cube event: (colour index 0..6 or cubeproto.NO_COLOUR, raw r, g, b, clear)."""
 PortOpener = Callable[..., Any]
 
 
@@ -98,7 +100,9 @@ class ChuteReader:
     `port`: a device path or pyserial URL (`loop://`, a pty path); None finds the board by
     `vid_pid` with `comports`. `offline_after_s`: silence that means the board is offline.
     `settle_s`: quiet time before a drop's reading is final. `backoff_s`: first and longest
-    wait between attempts to reconnect (doubling). `clock`: monotonic seconds.
+    wait between attempts to reconnect (doubling). `clock`: monotonic seconds. `on_cube`: told
+    each cube's colour index and raw reading as its event arrives (calibration needs the raw
+    readings, which readings of a drop do not carry); a lost event frame is not repeated.
     """
 
     def __init__(
@@ -115,9 +119,11 @@ class ChuteReader:
         comports: Callable[[], Sequence[ListPortInfo]] = list_ports.comports,
         open_port: PortOpener = serial.serial_for_url,
         clock: Callable[[], float] = time.monotonic,
+        on_cube: CubeCallback | None = None,
     ) -> None:
         self._on_reading = on_reading
         self._on_status = on_status
+        self._on_cube = on_cube
         self._port = port
         self._vid_pid = vid_pid
         self._calibration = calibration if calibration is not None else ChuteCalibration.default()
@@ -331,6 +337,7 @@ class ChuteReader:
     def _take(self, frame: cubeproto.Frame, now: float, url: str) -> None:
         try:
             boot = frame.boot()
+            cube = self._cube(frame)  # before the tracker: a malformed EVT changes nothing
             with self._lock:
                 before = self._tracker.restarts
                 reading = self._tracker.on_frame(frame, now)
@@ -363,8 +370,22 @@ class ChuteReader:
                 "without colour (check the sensor's cable)"
             )
         self._set_status(LinkState.ONLINE, message, port=url, **changes)
+        if cube is not None and self._on_cube is not None:
+            try:
+                self._on_cube(*cube)
+            except Exception:
+                log.exception("chute cube callback failed")
         if reading is not None:
             self._post(reading)
+
+    @staticmethod
+    def _cube(frame: cubeproto.Frame) -> tuple[int, tuple[int, int, int, int]] | None:
+        """(colour index, raw rgbc) of an EVT frame, None for other kinds; ProtocolError when
+        its fields are malformed."""
+        if frame.kind != cubeproto.EVT:
+            return None
+        r, g, b, c = frame.uints("rgbc", 4, 0xFFFF)
+        return frame.colour(), (r, g, b, c)
 
     # ---- callbacks ----
 
