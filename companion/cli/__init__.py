@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "companion.cli.game",
     "companion.cli.vision",
     "companion.cli.app",
+    "companion.cli.sensor",
 )
 
 
