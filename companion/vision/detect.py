@@ -1,0 +1,283 @@
+"""Finding cubes one by one: peaks of per-colour evidence at the size of a cube.
+
+In the top-down view a cube has a known size (the profile's `cube_side`). Each colour's
+evidence map is averaged over a box a little smaller than a cube; a cube gives a peak where
+that box lies on it. Touching cubes of one colour give one flat top together, so the box
+average is lowered by the evidence in a ring around the box: the ring is emptiest at each
+cube's own centre. Peaks closer than most of a cube's side to a stronger one are the same
+cube. What the peaks leave unexplained (changed area no cube covers, shadow with no cube
+beside it, colours between two models) makes the reading unsure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
+from companion.vision.annotate import annotate as draw
+from companion.vision.colours import distances2
+from companion.vision.count import MIN_MATCHING, MIN_STRUCTURE, TOO_DARK, check_size
+from companion.vision.images import BGRImage, FloatImage, Mask
+from companion.vision.likelihood import Evidence, box_mean, evidence
+from companion.vision.profile import Profile
+from companion.vision.reading import CONFIDENT_AT, CubeSighting, TrayReading, unsure
+from companion.vision.segment import Comparison, compare
+
+# The scoring box's side and the surrounding ring's width, in cube sides.
+BOX = 0.7
+RING = 0.35
+# How much the ring's evidence lowers the box's.
+RING_WEIGHT = 0.5
+# A peak is a cube when this share of its box is evidence for its colour.
+MIN_FILL = 0.45
+# Below this share the cube is counted, but the reading is unsure.
+SURE_FILL = 0.6
+# Two cubes' centres are at least this many cube sides apart (they cannot overlap much).
+MIN_SPACING = 0.72
+# Colour margin (Mahalanobis units, best vs second-best) at which the colour is certain.
+SURE_MARGIN = 2.5
+# Changed area (in cubes) that no found cube explains before the reading is unsure.
+UNEXPLAINED_CUBES = 0.45
+# An unexplained region this big (cubes), or one reaching over the rim, is a hand.
+HAND_CUBES = 3.0
+# A region whose area holds this many more cubes than were found in it may hide some.
+EXTRA_AREA_CUBES = 0.5
+# Half the side (cube sides) of the square a found cube explains.
+REACH = 0.6
+
+
+@dataclass(frozen=True)
+class Found:
+    """One cube found in the view."""
+
+    colour: int
+    """Index into COLOURS."""
+    x: float
+    y: float
+    """Centre, view pixels."""
+    fill: float
+    """Share of the scoring box that is evidence for its colour (0..1)."""
+    margin: float
+    """How much better its colour explains it than the next colour, Mahalanobis units."""
+    runner_up: int
+    """Index of the next most likely colour."""
+
+    @property
+    def confidence(self) -> float:
+        """0..1 from the fill and the colour margin; below 0.5 the cube is in doubt."""
+        fill = float(np.clip(0.5 + (self.fill - MIN_FILL) / (SURE_FILL - MIN_FILL) * 0.5, 0, 1))
+        colour = float(np.clip(self.margin / SURE_MARGIN, 0.0, 1.0))
+        return min(fill, colour)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """Every cube found in a view, and what was left unexplained."""
+
+    cubes: list[Found]
+    doubts: list[str]
+
+
+def _odd(value: float) -> int:
+    """The nearest odd integer of at least 3."""
+    return max(3, round(value) | 1)
+
+
+def _scores(
+    maps: NDArray[np.float32], side: float
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """(fill, centre score) per colour: the box's mean evidence, and that less the ring's."""
+    inner = _odd(BOX * side)
+    outer = _odd(inner + 2 * RING * side)
+    fills = np.empty_like(maps)
+    scores = np.empty_like(maps)
+    inner_area, outer_area = float(inner * inner), float(outer * outer)
+    for index, plane in enumerate(maps):
+        fill = box_mean(plane, inner)
+        around = box_mean(plane, outer)
+        ring = (around * outer_area - fill * inner_area) / (outer_area - inner_area)
+        fills[index] = fill
+        scores[index] = fill - RING_WEIGHT * ring
+    return fills, scores
+
+
+def _peaks(
+    fills: NDArray[np.float32], scores: NDArray[np.float32], side: float, allowed: Mask
+) -> list[tuple[float, int, int, int]]:
+    """Candidate cubes (score, colour, y, x): local maxima of the centre score."""
+    window = _odd(0.5 * side)
+    kernel = np.ones((window, window), np.uint8)
+    found: list[tuple[float, int, int, int]] = []
+    for index in range(len(scores)):
+        score = scores[index]
+        top = cv2.dilate(score, kernel)
+        peak = (score >= top) & (fills[index] >= MIN_FILL) & allowed
+        ys, xs = np.nonzero(peak)
+        found.extend(
+            (float(score[y, x]), index, int(y), int(x)) for y, x in zip(ys, xs, strict=True)
+        )
+    found.sort(reverse=True)
+    return found
+
+
+def _colour_of(
+    lab: FloatImage,
+    foreground: Mask,
+    x: int,
+    y: int,
+    half: int,
+    means: NDArray[np.float32],
+    inverses: NDArray[np.float32],
+) -> tuple[int, float, int]:
+    """(best colour, margin over the next, next colour) of the median Lab within a box."""
+    box = (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
+    pixels = lab[box][foreground[box]]
+    if len(pixels) == 0:
+        pixels = lab[box].reshape(-1, 3)
+    median = np.median(pixels, axis=0).astype(np.float32)
+    d2 = distances2(median[None, :], means, inverses)[0]
+    order = np.argsort(d2)
+    best, second = int(order[0]), int(order[1])
+    return best, float(np.sqrt(d2[second]) - np.sqrt(d2[best])), second
+
+
+def find_cubes(comparison: Comparison, profile: Profile) -> Detection:
+    """The cubes in a compared view, one by one, and the doubts about them."""
+    prepared = profile.prepared()
+    side = profile.cube_side
+    seen = evidence(comparison, prepared.means, prepared.inverses)
+    fills, scores = _scores(seen.maps, side)
+    inside = prepared.reference.inside
+    # A cube against the rim still counts: its centre may lie a little outside the floor.
+    grow = _odd(side)
+    allowed = cv2.dilate(inside.astype(np.uint8), np.ones((grow, grow), np.uint8)).astype(np.bool_)
+    spacing2 = (MIN_SPACING * side) ** 2
+    cubes: list[Found] = []
+    half = max(1, int(BOX * side / 2))
+    for _, index, y, x in _peaks(fills, scores, side, allowed):
+        if any((c.x - x) ** 2 + (c.y - y) ** 2 < spacing2 for c in cubes):
+            continue
+        best, margin, second = _colour_of(
+            comparison.lab, seen.foreground, x, y, half, prepared.means, prepared.inverses
+        )
+        runner_up = second if best == index else best
+        if best != index:
+            margin = 0.0
+        cubes.append(Found(index, float(x), float(y), float(fills[index, y, x]), margin, runner_up))
+    typical = side * side
+    return Detection(cubes, _doubts(cubes, seen, side, typical, inside))
+
+
+def _doubts(
+    cubes: list[Found], seen: Evidence, side: float, typical: float, inside: Mask
+) -> list[str]:
+    """Why the cubes found may not be the whole truth, in words a player understands."""
+    reasons: list[str] = []
+    covered = np.zeros(inside.shape, np.uint8)
+    reach = round(REACH * side)
+    for cube in cubes:
+        x, y = int(cube.x), int(cube.y)
+        cv2.rectangle(covered, (x - reach, y - reach), (x + reach, y + reach), 1, -1)
+        if cube.confidence < 0.5:
+            colour = COLOURS[cube.colour].value
+            if cube.margin < 0.5 * SURE_MARGIN:
+                other = COLOURS[cube.runner_up].value
+                reasons.append(f"colour between {colour} and {other}")
+            else:
+                reasons.append(f"a {colour} cube may be partly hidden or not a cube")
+    reasons.extend(_area_check(cubes, seen.foreground, typical))
+    area = side * side
+    left = (seen.foreground & ~covered.astype(np.bool_)).astype(np.uint8)
+    n, regions, stats, _ = cv2.connectedComponentsWithStats(left, connectivity=8)
+    for index in range(1, n):
+        cubes_worth = float(stats[index, cv2.CC_STAT_AREA]) / area
+        if cubes_worth < UNEXPLAINED_CUBES:
+            continue
+        x, y, w, h = (int(v) for v in stats[index, :4])
+        region = regions[y : y + h, x : x + w] == index
+        over_rim = bool((region & ~inside[y : y + h, x : x + w]).mean() > 0.2)
+        unexplained = float((seen.unexplained[y : y + h, x : x + w] & region).sum()) / area
+        if unexplained >= HAND_CUBES or (over_rim and unexplained >= 1.0):
+            reasons.append("hand in the picture")
+        else:
+            reasons.append("something that may be a cube or not")
+    # A shadow lies beside the cube that casts it; a dark patch far from every cube may be a
+    # dark cube that no colour model explains.
+    near = cv2.dilate(covered, np.ones((3, 3), np.uint8)).astype(np.bool_)
+    lone = (seen.shadow & ~near & inside).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(lone, connectivity=8)
+    if any(stats[i, cv2.CC_STAT_AREA] >= 0.5 * area for i in range(1, n)):
+        reasons.append("a dark patch that may be a cube or a shadow")
+    counts = Counts.of({c: sum(1 for f in cubes if f.colour == i) for i, c in enumerate(COLOURS)})
+    for colour, number in counts.items():
+        if number > CUBES_PER_COLOUR:
+            reasons.append(f"more than {CUBES_PER_COLOUR} {colour.value} cubes counted")
+    return list(dict.fromkeys(reasons))
+
+
+def _area_check(cubes: list[Found], foreground: Mask, typical: float) -> list[str]:
+    """Doubts where a connected changed region's area holds clearly more cubes than were
+    found in it (a cube hidden in a cluster, two merged into one peak)."""
+    n, regions, stats, _ = cv2.connectedComponentsWithStats(
+        foreground.astype(np.uint8), connectivity=4
+    )
+    found = np.zeros(n, np.int32)
+    for cube in cubes:
+        found[regions[int(cube.y), int(cube.x)]] += 1
+    worth = stats[:, cv2.CC_STAT_AREA].astype(np.float64) / typical
+    extra = worth[1:] - found[1:]
+    if np.any((extra >= EXTRA_AREA_CUBES) & (found[1:] > 0)):
+        return ["cubes may be hidden or merged in a cluster"]
+    return []
+
+
+def read_tray_by_peaks(image: BGRImage, profile: Profile, *, annotate: bool = False) -> TrayReading:
+    """Count the cubes in a picture with `find_cubes` (same contract as `read_tray`).
+
+    Raises ImageError only for a picture of another size than the profile's; a dark picture,
+    another scene or doubts about the cubes give a reading with `confident` False and reasons.
+    """
+    check_size(image, profile)
+    if float(np.mean(cv2.mean(image)[:3])) < TOO_DARK:
+        return unsure(["picture too dark (is the light on and the lens uncovered?)"])
+    comparison = compare(profile.view.warp(image), profile.prepared().reference)
+    if comparison.matching < MIN_MATCHING or comparison.structure < MIN_STRUCTURE:
+        lost = ["tray not found: the picture does not look like the calibrated tray"]
+        return unsure(lost, image.copy() if annotate else None)
+    reasons: list[str] = []
+    if max(comparison.gains) > 2.5 or min(comparison.gains) < 0.4:
+        reasons.append("the light differs a lot from calibration; calibrate again")
+    detection = find_cubes(comparison, profile)
+    reasons.extend(detection.doubts)
+    centres = np.array([[c.x, c.y] for c in detection.cubes], np.float64).reshape(-1, 2)
+    points = profile.view.to_picture(centres)
+    cubes = [
+        CubeSighting(COLOURS[c.colour], float(p[0]), float(p[1]), c.confidence)
+        for c, p in zip(detection.cubes, points, strict=True)
+    ]
+    counts = Counts.of({colour: sum(1 for c in cubes if c.colour == colour) for colour in COLOURS})
+    confidence = min([c.confidence for c in cubes] + [1.0])
+    if confidence < CONFIDENT_AT and not reasons:
+        reasons.append("a cube's colour or size is uncertain")
+    if reasons:
+        confidence = min(confidence, CONFIDENT_AT - 0.1)
+    confident = confidence >= CONFIDENT_AT and not reasons
+    picture = None
+    if annotate:
+        tally: dict[Colour, int] = {colour: counts[colour] for colour in COLOURS}
+        picture = draw(image, cubes, tally, _radius(profile), confident, reasons)
+    return TrayReading(counts, cubes, confidence, confident, reasons, picture)
+
+
+def _radius(profile: Profile) -> float:
+    """Outline radius of a cube on the annotated picture, picture pixels."""
+    corners = np.array(profile.tray_corners)
+    width = float(np.linalg.norm(corners[1] - corners[0]))
+    return profile.cube_side * width / profile.view_width * 0.6
+
+
+__all__ = ["Detection", "Found", "find_cubes", "read_tray_by_peaks"]

@@ -1,0 +1,89 @@
+"""Per-colour evidence maps of the tray view: how much each pixel looks like each cube colour.
+
+Works on a `Comparison` (the view with its light matched to the empty tray). A pixel gives
+evidence only where it differs from the empty tray, and then to the colour models that explain
+it, shared out by how well each does. A shadow only darkens the tray without changing its hue:
+such pixels give evidence only when a colour model explains them well, and then only a part,
+so a shadow beside a cube cannot make a cube of its own while a dark cube on a floor of its
+own hue (which looks shadow-like) still can.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.colours import distances2
+from companion.vision.images import FloatImage, Mask
+from companion.vision.segment import Comparison
+
+# Squared Mahalanobis distance (3-D) beyond which a colour model does not explain a pixel.
+EXPLAINED_D2 = 28.0
+# A shadow-like pixel counts only when its best colour fits this well, and only this much.
+SHADOW_FIT_D2 = 28.0
+SHADOW_WEIGHT = 0.6
+# Evidence is shared between models within this squared distance of the best one.
+SHARE_D2 = 6.0
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What each view pixel says about cube colours (all arrays view-sized)."""
+
+    maps: NDArray[np.float32]
+    """K x H x W: each pixel's evidence (0..1) for each of the K colours."""
+    foreground: Mask
+    """Changed pixels that are not plain shadow: cube, hand or other object."""
+    unexplained: Mask
+    """Foreground pixels no colour model explains."""
+    shadow: Mask
+    """Changed pixels that are only a darker version of the tray and fit no colour well."""
+
+
+def evidence(
+    comparison: Comparison, means: NDArray[np.float32], inverses: NDArray[np.float32]
+) -> Evidence:
+    """Per-colour evidence maps of a compared view, given the K colour models (Lab)."""
+    kernel = np.ones((3, 3), np.uint8)
+    changed = cv2.morphologyEx(comparison.changed.astype(np.uint8), cv2.MORPH_OPEN, kernel)
+    mask: Mask = changed.astype(np.bool_)
+    k = len(means)
+    height, width = mask.shape
+    maps = np.zeros((k, height, width), np.float32)
+    pixels = comparison.lab[mask]
+    if len(pixels) == 0:
+        empty: Mask = np.zeros_like(mask)
+        return Evidence(maps, empty, empty, empty)
+    d2 = distances2(pixels, means, inverses)
+    best = d2.min(axis=1)
+    shadow_like = comparison.shadow_like[mask]
+    # Weights fall off with the distance to the best model, so a pixel half-way between two
+    # colours feeds both, and the colour margin is judged later over a whole cube.
+    relative = np.exp(-0.5 * np.minimum(d2 - best[:, None], 40.0))
+    relative[d2 - best[:, None] > SHARE_D2] = 0.0
+    relative /= relative.sum(axis=1, keepdims=True)
+    explained = best <= EXPLAINED_D2
+    weight = explained.astype(np.float32)
+    weight[shadow_like] = np.where(best[shadow_like] <= SHADOW_FIT_D2, SHADOW_WEIGHT, 0.0)
+    values = (relative * weight[:, None]).astype(np.float32)
+    ys, xs = np.nonzero(mask)
+    maps[:, ys, xs] = values.T
+    foreground = np.zeros_like(mask)
+    foreground[mask] = ~shadow_like | (best <= SHADOW_FIT_D2)
+    unexplained = np.zeros_like(mask)
+    unexplained[mask] = ~explained & ~shadow_like
+    shadow = np.zeros_like(mask)
+    shadow[mask] = shadow_like & (best > SHADOW_FIT_D2)
+    return Evidence(maps, foreground, unexplained, shadow)
+
+
+def box_mean(image: FloatImage, side: int) -> FloatImage:
+    """Mean over a side x side box centred on each pixel (borders reflected)."""
+    result: FloatImage = np.asarray(cv2.blur(image, (side, side)), np.float32)
+    return result
+
+
+__all__ = ["Evidence", "box_mean", "evidence"]
