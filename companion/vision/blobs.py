@@ -26,7 +26,7 @@ TRAY_LIKE_HUE = 8.0
 # A compact region up to this many cubes' area can still be one cube (leaning, seen closer).
 SINGLE_MAX_CUBES = 1.8
 SINGLE_MIN_CUBES = 0.6
-SINGLE_SURE = 1.3
+SINGLE_SURE = 1.2
 # What "compact" means: longest over shortest side of the enclosing box, and the box's share
 # the region fills. Two cubes side by side give about 2 and 1; a cube and a half at most 1.5.
 SINGLE_ASPECT = 1.4

@@ -41,72 +41,307 @@ def whole_picture(width: int, height: int) -> Corners:
     return ((0.0, 0.0), (w, 0.0), (w, h), (0.0, h))
 
 
-def _quad_from_contour(contour: NDArray[np.int32]) -> NDArray[np.float32] | None:
-    """A convex quadrilateral approximating the contour's hull, or None if it is not 4-sided."""
-    hull = cv2.convexHull(contour)
-    perimeter = cv2.arcLength(hull, True)
-    for fraction in (0.01, 0.02, 0.03, 0.05, 0.08):
-        approx = cv2.approxPolyDP(hull, fraction * perimeter, True)
-        if len(approx) == 4:
-            return approx.reshape(4, 2).astype(np.float32)
-        if len(approx) < 4:
-            return None
-    return None
+# The finder works on a copy whose longer side is this many pixels: corners come out within
+# about 1% of the tray's size, and thousands of candidate outlines are scored in milliseconds.
+_WORK_SIDE = 480.0
+# A side is supported where the colour steps across it by at least this much (Lab units per
+# pixel after smoothing): a rim against a table, a wall against the floor; not JPEG noise.
+_EDGE_STEP = 1.5
+# Every side of a convincing outline shows such a step, of one sign, along this share of it.
+_MIN_SUPPORT = 0.8
+# Hough lines kept as side candidates, strongest first, after near-duplicates are dropped.
+_MAX_LINES = 60
+# Opposite sides of a tray seen up to ~20 degrees off vertical differ in direction by less.
+_MAX_OPPOSITE_ANGLE = float(np.deg2rad(25.0))
+# Corners of a rectangle seen that obliquely stay above this angle.
+_MIN_CORNER_ANGLE = float(np.deg2rad(55.0))
+# Edges may bow by a pixel or two (lens distortion): look this far either side of a line.
+_SEARCH_PX = 2
+# From the rim's outer edge in to the floor the outline keeps at least this share of its area
+# (walls 2-4 mm thick, rims up to ~25 mm high seen at a slant, around a floor of 85 mm or more).
+_MIN_INNER_SHARE = 0.35
+
+
+def _lab_work_copy(empty: BGRImage) -> tuple[NDArray[np.float32], float]:
+    """The picture shrunk to _WORK_SIDE, smoothed, in Lab (float: L 0-100), and the scale used."""
+    height, width = empty.shape[:2]
+    scale = min(1.0, _WORK_SIDE / max(height, width))
+    small = cv2.resize(empty, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), 1.0)
+    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    return np.asarray(lab, np.float32), scale
+
+
+def _gradients(lab: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Horizontal and vertical colour change per Lab channel (3 x H x W, Lab units per pixel)."""
+    channels = cv2.split(lab)
+    gx = np.stack([cv2.Sobel(c, cv2.CV_32F, 1, 0, ksize=3) / 8.0 for c in channels])
+    gy = np.stack([cv2.Sobel(c, cv2.CV_32F, 0, 1, ksize=3) / 8.0 for c in channels])
+    return gx, gy
+
+
+def _hough_lines(
+    lab: NDArray[np.float32], gx: NDArray[np.float32], gy: NDArray[np.float32]
+) -> list[tuple[float, float]]:
+    """Long straight edges as (theta, rho) with cos(theta) x + sin(theta) y = rho, theta in
+    [0, pi), strongest first, without near-duplicates.
+
+    Each edge pixel votes only for lines within 2 degrees of square to its own colour change
+    (in its strongest channel), and with that change's sign, so that texture (wood grain, dots,
+    checks) crossing a line at other angles or with alternating sign does not add up to one.
+    """
+    height, width = lab.shape[:2]
+    edges = np.zeros((height, width), np.uint8)
+    # Lightness 0-100 and the colour axes (about -60..60 here) spread over the 8-bit range.
+    for channel, gain, offset in zip(
+        cv2.split(lab), (2.55, 2.0, 2.0), (0.0, 128.0, 128.0), strict=True
+    ):
+        as_u8 = np.clip(channel * gain + offset, 0, 255).astype(np.uint8)
+        edges |= cv2.Canny(as_u8, 20, 50)
+    ys, xs = np.nonzero(edges)
+    if len(xs) == 0:
+        return []
+    magnitude = np.hypot(gx[:, ys, xs], gy[:, ys, xs])
+    strongest = np.argmax(magnitude, axis=0)
+    pick = np.arange(len(xs))
+    angle = np.arctan2(gy[strongest, ys, xs][pick], gx[strongest, ys, xs][pick])
+    diagonal = int(np.ceil(np.hypot(height, width)))
+    bins = 360
+    accumulator = np.zeros((bins, 2 * diagonal + 1), np.int32)
+    base = np.rint(np.degrees(angle)).astype(np.int64)
+    for spread in range(-2, 3):
+        theta_bin = np.mod(base + spread, bins)
+        theta = np.radians(theta_bin)
+        rho = np.rint(xs * np.cos(theta) + ys * np.sin(theta)).astype(np.int64) + diagonal
+        np.add.at(accumulator, (theta_bin, rho), 1)
+    votes_needed = max(20, int(0.15 * min(height, width)))
+    # Peaks: the strongest cell in its 7 x 11 neighbourhood (degrees x pixels).
+    dilated = cv2.dilate(accumulator.astype(np.float32), np.ones((7, 11), np.uint8))
+    peak_t, peak_r = np.nonzero((accumulator >= votes_needed) & (accumulator >= dilated))
+    strength = accumulator[peak_t, peak_r]
+    kept: list[tuple[float, float]] = []
+    for index in np.argsort(-strength, kind="stable"):
+        theta = float(np.radians(peak_t[index]))
+        rho = float(peak_r[index] - diagonal)
+        if theta >= np.pi:
+            theta, rho = theta - np.pi, -rho
+        if any(_same_line((theta, rho), line) for line in kept):
+            continue
+        kept.append((theta, rho))
+        if len(kept) == _MAX_LINES:
+            break
+    return kept
+
+
+def _same_line(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """True for two (theta, rho) lines within 3 degrees and 5 pixels of each other."""
+    (ta, ra), (tb, rb) = a, b
+    if abs(ta - tb) > np.pi / 2:
+        # theta wraps at pi, where rho changes sign.
+        tb, rb = (tb - np.pi, -rb) if tb > ta else (tb + np.pi, -rb)
+    return bool(abs(ta - tb) < np.deg2rad(3.0) and abs(ra - rb) < 5.0)
+
+
+def _support_tables(
+    lab: NDArray[np.float32],
+    gx: NDArray[np.float32],
+    gy: NDArray[np.float32],
+    lines: list[tuple[float, float]],
+) -> tuple[NDArray[np.float64], int]:
+    """Per line, running counts of where an edge of each sign in each Lab channel crosses it.
+
+    Returns an array (lines, 6, 2T + 2): for channel c and sign s at index 2c + s, entry t + T + 1
+    counts the supported points from the line's foot point -T pixels along it up to t. T is the
+    picture's diagonal, so every visible part of every line is covered.
+    """
+    height, width = lab.shape[:2]
+    half = int(np.ceil(np.hypot(height, width)))
+    steps = np.arange(-half, half + 1, dtype=np.float64)
+    tables = np.zeros((len(lines), 6, 2 * half + 2), np.float64)
+    for index, (theta, rho) in enumerate(lines):
+        nx, ny = np.cos(theta), np.sin(theta)
+        best_pos = np.full((3, steps.size), -np.inf)
+        best_neg = np.full((3, steps.size), np.inf)
+        inside_any = np.zeros(steps.size, np.bool_)
+        for shift in range(-_SEARCH_PX, _SEARCH_PX + 1):
+            xs = np.rint((rho + shift) * nx - steps * ny).astype(np.int64)
+            ys = np.rint((rho + shift) * ny + steps * nx).astype(np.int64)
+            inside = (xs >= 1) & (xs < width - 1) & (ys >= 1) & (ys < height - 1)
+            inside_any |= inside
+            xs_c, ys_c = np.clip(xs, 0, width - 1), np.clip(ys, 0, height - 1)
+            across = gx[:, ys_c, xs_c] * nx + gy[:, ys_c, xs_c] * ny
+            across = np.where(inside, across, 0.0)
+            best_pos = np.maximum(best_pos, across)
+            best_neg = np.minimum(best_neg, across)
+        for channel in range(3):
+            pos = (best_pos[channel] >= _EDGE_STEP) & inside_any
+            neg = (best_neg[channel] <= -_EDGE_STEP) & inside_any
+            tables[index, 2 * channel, 1:] = np.cumsum(pos)
+            tables[index, 2 * channel + 1, 1:] = np.cumsum(neg)
+    return tables, half
+
+
+def _intersections(
+    a: NDArray[np.float64], b: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Where lines a and b (arrays of (theta, rho), N x 2) cross: x and y arrays (N)."""
+    ca, sa, cb, sb = np.cos(a[:, 0]), np.sin(a[:, 0]), np.cos(b[:, 0]), np.sin(b[:, 0])
+    det = ca * sb - sa * cb
+    det = np.where(np.abs(det) < 1e-9, 1e-9, det)
+    x = (a[:, 1] * sb - b[:, 1] * sa) / det
+    y = (ca * b[:, 1] - cb * a[:, 1]) / det
+    return x, y
+
+
+def _crossing_params(lines: NDArray[np.float64]) -> NDArray[np.float64]:
+    """T[i, k]: where line k crosses line i, as the distance along line i from its foot point
+    (pixels); NaN where the two meet at less than 30 degrees (they can't be neighbouring sides)."""
+    theta_i, theta_k = lines[:, 0][:, None], lines[:, 0][None, :]
+    rho_i, rho_k = lines[:, 1][:, None], lines[:, 1][None, :]
+    sine = np.sin(theta_k - theta_i)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # Solve rho_i n_i + t d_i on line k: t * (d_i . n_k) = rho_k - rho_i (n_i . n_k).
+        params = (rho_k - rho_i * np.cos(theta_k - theta_i)) / sine
+    params[np.abs(sine) < np.sin(np.deg2rad(30.0))] = np.nan
+    return np.asarray(params, np.float64)
+
+
+def _segment_support(
+    tables: NDArray[np.float64], half: int, params: NDArray[np.float64], min_side: float
+) -> NDArray[np.float32]:
+    """S[i, k, l]: the share of line i between its crossings with lines k and l (the middle 80%,
+    since corners blur into the neighbouring side) along which one Lab channel steps across it
+    with one sign; 0 where that piece is shorter than `min_side` pixels or a crossing is missing."""
+    count = len(params)
+    support = np.zeros((count, count, count), np.float32)
+    for i in range(count):
+        t_k, t_l = params[i][:, None], params[i][None, :]
+        low, high = np.fmin(t_k, t_l), np.fmax(t_k, t_l)
+        valid = np.isfinite(low) & np.isfinite(high) & (high - low >= min_side)
+        trim = 0.1 * np.where(valid, high - low, 0.0)
+        low_i = np.clip(np.rint(np.where(valid, low + trim, 0.0)), -half, half).astype(np.int64)
+        high_i = np.clip(np.rint(np.where(valid, high - trim, 0.0)), -half, half).astype(np.int64)
+        length = np.maximum(high_i - low_i, 1)
+        table = tables[i]
+        best = np.max(table[:, high_i + half + 1] - table[:, low_i + half + 1], axis=0) / length
+        support[i] = np.where(valid, best, 0.0)
+    return support
+
+
+def _quads(lines: NDArray[np.float64], support: NDArray[np.float32]) -> NDArray[np.int64]:
+    """Every (i, k, j, l), sides in order round the outline, where lines i and j run roughly
+    parallel, k and l cross both, and each side is supported along _MIN_SUPPORT of its length."""
+    count = len(lines)
+    direction = np.mod(lines[:, 0], np.pi)
+    found: list[NDArray[np.int64]] = []
+    strong = support >= _MIN_SUPPORT
+    for i in range(count):
+        for j in range(i + 1, count):
+            diff = abs(direction[i] - direction[j])
+            if min(diff, np.pi - diff) > _MAX_OPPOSITE_ANGLE:
+                continue
+            ends = strong[:, i, j]
+            both = strong[i] & strong[j] & ends[:, None] & ends[None, :]
+            ks, ls = np.nonzero(np.triu(both, 1))
+            if len(ks):
+                block = np.stack([np.full(len(ks), i), ks, np.full(len(ks), j), ls], axis=1)
+                found.append(block.astype(np.int64))
+    if not found:
+        return np.zeros((0, 4), np.int64)
+    return np.concatenate(found)
+
+
+def _corners_of(lines: NDArray[np.float64], quads: NDArray[np.int64]) -> NDArray[np.float64]:
+    """The corners (N x 4 x 2) of quadrilaterals given as line indices round the outline."""
+    corners = np.zeros((len(quads), 4, 2), np.float64)
+    for corner in range(4):
+        x, y = _intersections(lines[quads[:, corner]], lines[quads[:, (corner + 1) % 4]])
+        corners[:, corner, 0], corners[:, corner, 1] = x, y
+    return corners
+
+
+def _shape_ok(corners: NDArray[np.float64], min_area: float, max_area: float) -> NDArray[np.bool_]:
+    """Convex, no corner sharper than _MIN_CORNER_ANGLE, area within bounds (N x 4 x 2 in)."""
+    edge = np.roll(corners, -1, axis=1) - corners
+    cross = (
+        edge[:, :, 0] * np.roll(edge, -1, axis=1)[:, :, 1]
+        - edge[:, :, 1] * np.roll(edge, -1, axis=1)[:, :, 0]
+    )
+    convex = np.all(cross > 0, axis=1) | np.all(cross < 0, axis=1)
+    nxt = np.roll(edge, -1, axis=1)
+    cos_turn = np.sum(edge * nxt, axis=2) / np.maximum(
+        np.linalg.norm(edge, axis=2) * np.linalg.norm(nxt, axis=2), 1e-9
+    )
+    # The interior angle is pi minus the turn between consecutive sides.
+    interior = np.pi - np.arccos(np.clip(cos_turn, -1.0, 1.0))
+    angles_ok = np.all(interior >= _MIN_CORNER_ANGLE, axis=1)
+    area = _areas(corners)
+    return convex & angles_ok & (area >= min_area) & (area <= max_area)
+
+
+def _areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Shoelace areas of quadrilaterals (N x 4 x 2), in square pixels."""
+    x, y = corners[:, :, 0], corners[:, :, 1]
+    return np.asarray(
+        0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)),
+        np.float64,
+    )
+
+
+def _inside(inner: NDArray[np.float64], outer: NDArray[np.float64], slack: float) -> bool:
+    """True when all four corners of `inner` lie inside `outer` (or within `slack` pixels)."""
+    contour = outer.reshape(-1, 1, 2).astype(np.float32)
+    return all(
+        cv2.pointPolygonTest(contour, (float(x), float(y)), True) >= -slack for x, y in inner
+    )
 
 
 def find_tray(empty: BGRImage) -> Corners | None:
-    """The tray's outline as a quadrilateral in the empty picture, or None when none is clear.
+    """The tray floor's outline as a quadrilateral in the empty picture (picture pixels), or None
+    when no outline is convincing.
 
-    Tries regions bounded by strong edges, then regions that differ from the picture's border
-    (the table); keeps the largest convex four-sided region that fills its own outline.
+    Candidate sides are long straight edges (Hough lines); an outline is convincing when each of
+    its four sides shows a colour step of one sign along at least 80% of its length, it is
+    convex, no corner is sharper than 55 degrees, and it fills 12-97% of the picture. A tray
+    shows nested outlines (the rim's outer edge, the rim's inner edge, the floor meeting the
+    walls); the floor's is the innermost of those nested inside the largest convincing outline
+    that keeps at least 35% of its area, and it is the one returned (see VIEW_MARGIN).
     """
-    height, width = empty.shape[:2]
-    scale = 400.0 / max(height, width)
-    small = cv2.resize(empty, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (5, 5), 0)
-    area_total = small.shape[0] * small.shape[1]
-    candidates: list[NDArray[np.uint8]] = []
-    # Regions enclosed by edges: the rim is a strong edge against both table and floor.
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-    edges = np.zeros(small.shape[:2], np.uint8)
-    for channel in cv2.split(lab):
-        edges |= cv2.Canny(channel, 30, 90)
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    candidates.append(np.asarray(cv2.bitwise_not(edges), np.uint8))
-    # Regions unlike the table, whose colour is read from the picture's border.
-    border = np.concatenate([lab[:4].reshape(-1, 3), lab[-4:].reshape(-1, 3)])
-    border = np.concatenate([border, lab[:, :4].reshape(-1, 3), lab[:, -4:].reshape(-1, 3)])
-    table = np.median(border.astype(np.float32), axis=0)
-    distance = np.linalg.norm(lab.astype(np.float32) - table, axis=2)
-    spread = float(np.median(np.linalg.norm(border.astype(np.float32) - table, axis=1)))
-    unlike = (distance > max(12.0, 3.0 * spread)).astype(np.uint8) * 255
-    unlike = cv2.morphologyEx(unlike, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-    candidates.append(np.asarray(unlike, np.uint8))
-    quads: list[tuple[float, NDArray[np.float32]]] = []
-    for mask in candidates:
-        contours, _ = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-        for contour in contours:
-            area = cv2.contourArea(contour)
-            if not _MIN_TRAY_FRACTION * area_total <= area <= _MAX_TRAY_FRACTION * area_total:
-                continue
-            quad = _quad_from_contour(np.asarray(contour, np.int32))
-            if quad is None:
-                continue
-            quad_area = cv2.contourArea(quad)
-            if (
-                quad_area <= 0
-                or area / quad_area < 0.85
-                or quad_area > _MAX_TRAY_FRACTION * area_total
-            ):
-                continue
-            quads.append((quad_area, quad))
-    if not quads:
+    lab, scale = _lab_work_copy(empty)
+    height, width = lab.shape[:2]
+    gx, gy = _gradients(lab)
+    lines = np.array(_hough_lines(lab, gx, gy), np.float64).reshape(-1, 2)
+    if len(lines) < 4:
         return None
-    # A tray shows nested outlines: the rim's outer edge, its inner edge, the floor. The floor
-    # outline is the least reliable (walls in shadow blur it), and a cube missed outside the
-    # view is the worst error: take the outermost outline.
-    outer = max(quads, key=lambda q: q[0])
-    return order_corners(outer[1] / scale)
+    tables, half = _support_tables(lab, gx, gy, [(float(t), float(r)) for t, r in lines])
+    min_side = 0.2 * min(height, width)
+    support = _segment_support(tables, half, _crossing_params(lines), min_side)
+    quads = _quads(lines, support)
+    if len(quads) == 0:
+        return None
+    corners = _corners_of(lines, quads)
+    total = float(height * width)
+    inside = np.all(
+        (corners[:, :, 0] >= -1.0)
+        & (corners[:, :, 0] <= width)
+        & (corners[:, :, 1] >= -1.0)
+        & (corners[:, :, 1] <= height),
+        axis=1,
+    )
+    plausible = inside & _shape_ok(corners, _MIN_TRAY_FRACTION * total, _MAX_TRAY_FRACTION * total)
+    corners = corners[plausible]
+    if len(corners) == 0:
+        return None
+    areas = _areas(corners)
+    by_area = np.argsort(-areas)
+    outer = corners[by_area[0]]
+    floor = outer
+    for index in by_area[1:]:
+        if areas[index] < _MIN_INNER_SHARE * areas[by_area[0]]:
+            break
+        if _inside(corners[index], outer, slack=2.0):
+            floor = corners[index]
+    return order_corners((floor / scale).astype(np.float32))
 
 
 @dataclass(frozen=True)
