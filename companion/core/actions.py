@@ -316,6 +316,8 @@ def progress(d: Draft, event: Progress, ap: int) -> int:
         raise RuleError(
             "5.4 progress",
             f"moving {moved} spaces passes {due} VP space(s): take exactly {must} progress token(s)",
+            code="progress.tokens_due",
+            params={"moved": moved, "due": due, "must": must},
         )
     tokens = list(player.tokens)
     for taken in event.tokens:

@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 class RuleError(ValueError):
     """An event breaks a rule of the game; nothing of it was applied.
 
     `rule` names the rule (a section of rules/amerigo.md, e.g. "5.2 cannons are capped at 12")
     so the message can be shown to the players as is.
+
+    `code` (optional) is a stable identifier of the refusal, e.g. "track.vp_spaces_beyond_move",
+    with `params` the figures its message names, so a user interface can show the refusal in
+    its own language; the English `detail` stays the message and the fallback.
     """
 
-    def __init__(self, rule: str, detail: str) -> None:
+    def __init__(
+        self,
+        rule: str,
+        detail: str,
+        *,
+        code: str | None = None,
+        params: Mapping[str, object] | None = None,
+    ) -> None:
         self.rule = rule
         self.detail = detail
+        self.code = code
+        self.params: dict[str, object] = dict(params or {})
         super().__init__(f"{detail} (rule: {rule})")
 
 

@@ -45,10 +45,18 @@ def track_move(steps: int | None, ap: int, position: int, end: int, what: str) -
     room = end - position
     moved = min(ap, room) if steps is None else steps
     if moved > ap:
-        raise RuleError("3.1 action points", f"{moved} spaces need {moved} AP, only {ap} available")
+        raise RuleError(
+            "3.1 action points",
+            f"{moved} spaces need {moved} AP, only {ap} available",
+            code="ap.not_enough",
+            params={"spaces": moved, "ap": ap},
+        )
     if moved > room:
         raise RuleError(
-            f"3.3 end of the {what}", f"only {room} more space(s) to the end of the {what}"
+            f"3.3 end of the {what}",
+            f"only {room} more space(s) to the end of the {what}",
+            code="track.past_end",
+            params={"room": room},
         )
     return moved, position + moved == end and ap > moved
 
@@ -71,6 +79,14 @@ def _check_readings(rule: str, field: str, readings: Sequence[tuple[str, object,
             rule,
             f"the sheet reading does not match {field} in the box data ({'; '.join(differ)}): "
             "read the sheet again, or fix the box data (docs/box-data.md)",
+            code="track.reading_differs",
+            params={
+                "readings": ", ".join(
+                    name
+                    for name, given, wanted in readings
+                    if given is not None and given != wanted
+                )
+            },
         )
 
 
@@ -93,6 +109,8 @@ def _move_on_unread_track(
                 rule,
                 f"the end of the {what} was read at space {end} before, so this move "
                 f"{'ends' if reached else 'does not end'} there (at_end read {at_end})",
+                code="track.end_known",
+                params={"end": end},
             )
         return moved, compensation, reached, None
     if steps is None:
@@ -100,15 +118,23 @@ def _move_on_unread_track(
             raise RuleError(
                 rule,
                 f"where the {what} ends is not known yet: give how many spaces the disc moved (steps)",
+                code="track.steps_needed",
             )
         steps = ap
     if steps > ap:
-        raise RuleError("3.1 action points", f"{steps} spaces need {steps} AP, only {ap} available")
+        raise RuleError(
+            "3.1 action points",
+            f"{steps} spaces need {steps} AP, only {ap} available",
+            code="ap.not_enough",
+            params={"spaces": steps, "ap": ap},
+        )
     if not at_end:
         return steps, False, False, None
     if steps == 0:
         raise RuleError(
-            rule, f"the disc did not move, so it did not reach the end of the {what} now"
+            rule,
+            f"the disc did not move, so it did not reach the end of the {what} now",
+            code="track.end_without_move",
         )
     learned = position + steps
     if max(positions) > learned:
@@ -116,6 +142,8 @@ def _move_on_unread_track(
             rule,
             f"a disc already stands on space {max(positions)} of the {what}, "
             f"beyond the end read at space {learned}",
+            code="track.disc_beyond_end",
+            params={"position": max(positions), "end": learned},
         )
     return steps, ap > steps, True, learned
 
@@ -159,7 +187,11 @@ def progress_move(state: GameState, player: Player, event: Progress, ap: int) ->
     )
     if moved == 0:
         if event.vp_spaces or event.highest_vp:
-            raise RuleError(rule, "the disc did not move, so it reached no VP space")
+            raise RuleError(
+                rule,
+                "the disc did not move, so it reached no VP space",
+                code="progress.no_move_no_vp",
+            )
         return Reached(0, compensation, 0, 0, at_end, None, learned)
     if event.vp_spaces is None or event.highest_vp is None:
         raise MissingBoxDataError(
@@ -167,16 +199,22 @@ def progress_move(state: GameState, player: Player, event: Progress, ap: int) ->
             "the progress track's layout is unknown: read off your sheet how many VP spaces the "
             "disc reached or passed (vp_spaces) and the highest VP among them (highest_vp), "
             "or enter progress_track once from your box (docs/box-data.md)",
+            code="progress.reading_needed",
         )
     if event.vp_spaces > moved:
         raise RuleError(
-            rule, f"the disc moved {moved} space(s), so it cannot pass {event.vp_spaces} VP spaces"
+            rule,
+            f"the disc moved {moved} space(s), so it cannot pass {event.vp_spaces} VP spaces",
+            code="progress.vp_spaces_beyond_move",
+            params={"moved": moved, "vp_spaces": event.vp_spaces},
         )
     if (event.vp_spaces == 0) != (event.highest_vp == 0):
         raise RuleError(
             rule,
             f"{event.vp_spaces} VP space(s) reached but a highest VP of {event.highest_vp}: "
             "both are 0, or neither is",
+            code="progress.vp_pair",
+            params={"vp_spaces": event.vp_spaces, "highest_vp": event.highest_vp},
         )
     return Reached(moved, compensation, event.vp_spaces, event.highest_vp, at_end, None, learned)
 
@@ -224,7 +262,9 @@ def order_move(state: GameState, player: Player, event: AdvanceOrder, ap: int) -
             event.space_colour is not None and known is not None and event.space_colour != known
         ):
             raise RuleError(
-                rule, "the disc did not move: its space and the VP reached stay as they were"
+                rule,
+                "the disc did not move: its space and the VP reached stay as they were",
+                code="order.no_move_no_change",
             )
         return Reached(0, compensation, 0, 0, at_end, known, learned)
     if event.highest_vp is None:
@@ -234,10 +274,13 @@ def order_move(state: GameState, player: Player, event: AdvanceOrder, ap: int) -
             "printed on a space the disc reached or passed (highest_vp, 0 for none) and the colour "
             "of the space it landed on (space_colour), or enter special_track once from your box "
             "(docs/box-data.md)",
+            code="order.reading_needed",
         )
     if event.space_colour is Colour.WHITE:
         raise RuleError(
-            rule, "only the start space of the special action track is white: read the colour again"
+            rule,
+            "only the start space of the special action track is white: read the colour again",
+            code="order.white_only_start",
         )
     return Reached(moved, compensation, 0, event.highest_vp, at_end, event.space_colour, learned)
 
