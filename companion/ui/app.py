@@ -58,6 +58,15 @@ class CompanionApp(App):  # type: ignore[misc]
         kv = Path(__file__).with_name("app.kv")
         if str(kv) not in Builder.files:
             Builder.load_file(str(kv))
+        root = self._make_root()
+        self.root = root
+        self.controller.subscribe(self.refresh)
+        self.controller.navigate_to = self.controller.screen_for_stage()
+        self.refresh()
+        return root
+
+    def _make_root(self) -> Root:
+        """The header and every screen, their texts taken from the catalogue in force now."""
         root = Root()
         manager: ScreenManager = root.manager
         manager.transition = NoTransition()
@@ -65,11 +74,24 @@ class CompanionApp(App):  # type: ignore[misc]
             module_name, class_name = target.split(":")
             screen_class = getattr(import_module(module_name), class_name)
             manager.add_widget(screen_class(name=name))
-        self.root = root
-        self.controller.subscribe(self.refresh)
-        self.controller.navigate_to = self.controller.screen_for_stage()
-        self.refresh()
         return root
+
+    def set_language(self, language: str) -> None:
+        """Switch the language at once: every screen is made again from its .kv rules, which
+        take their texts from the catalogue when a widget is made. The game lives in the
+        controller, so nothing recorded is touched; a turn being filled in is left for the
+        phase screen (its form would show the old language)."""
+        from kivy.core.window import Window
+
+        i18n.set_language(language)
+        old = self.root
+        current = old.manager.current
+        new = self._make_root()
+        Window.remove_widget(old)
+        Window.add_widget(new)
+        self.root = new
+        self.controller.refresh_texts()
+        self.show("phase" if current == "turn" else current)
 
     def screen(self, name: str) -> BaseScreen:
         """The screen of that name (see SCREENS)."""

@@ -179,7 +179,9 @@ class Controller(EventDispatcher):  # type: ignore[misc]
             self.game.apply(event)
         except RuleError as error:
             self.last_error = str(error)
-            self.message = trf("Not allowed: {reason}", reason=error.detail)
+            from companion.ui.explain import refusal
+
+            self.message = trf("Not allowed: {reason}", reason=refusal(error))
             self._changed()
             return False
         self.saved.save(self.game.to_json())
@@ -289,6 +291,10 @@ class Controller(EventDispatcher):  # type: ignore[misc]
     def marked_name(self, index: int) -> str:
         """A player's name as markup in their colour (the name is always written out)."""
         return marked_name(self.player_name(index), self.player_colour(index))
+
+    def refresh_texts(self) -> None:
+        """Redo the header's texts in the language now in force (after a switch)."""
+        self._changed()
 
     def _update_header(self) -> None:
         state = self.state

@@ -148,13 +148,22 @@ def test_archiving_twice_in_one_second_keeps_both(tmp_path: Path) -> None:
     assert two.read_text(encoding="utf-8") == "second"
 
 
-def test_language_choice_is_remembered_for_the_next_start(app: Any) -> None:
+def test_language_switch_applies_at_once_and_is_remembered(app: Any) -> None:
+    from companion.ui import i18n
     from companion.ui.saved_game import load_language
 
+    _start_two_player_game(app)
     app.show("devices")
-    screen = app.screen("devices")
-    harness.tap(screen.ids.language)
-    assert load_language(app.controller.saved.directory) == "de"
-    assert "next start" in app.status
-    harness.tap(screen.ids.language)
+    harness.tap(app.screen("devices").ids.language)
+    try:
+        assert load_language(app.controller.saved.directory) == "de"
+        # The screens were made again: their fixed texts and the header are German now.
+        assert app.root.manager.current == "devices"
+        assert app.screen("devices").ids.language.text == "English"
+        assert app.root.ids.header.ids.undo.text == i18n.tr("Undo") != "Undo"
+        assert app.screen("phase").ids.fix_reading.text != "Fix reading"
+        assert app.controller.state is not None  # the game is untouched
+    finally:
+        harness.tap(app.screen("devices").ids.language)
     assert load_language(app.controller.saved.directory) == "en"
+    assert app.root.ids.header.ids.undo.text == "Undo"

@@ -20,22 +20,18 @@ class DevicesScreen(BaseScreen):
     """What the app is connected to, the settings file's choices, and the app's language."""
 
     language = StringProperty("en")
-    language_set = False
 
     def switch_language(self) -> None:
-        """Remember the other language; it applies from the next start (the text is built
-        once, when the screens are made)."""
+        """Switch to the other language at once and remember it for the next start."""
         chosen = "de" if self.language == "en" else "en"
         save_language(chosen, self.controller.saved.directory)
-        self.language = chosen
-        self.controller.message = tr("The language changes at the next start.")
-        App.get_running_app().refresh()
+        self.controller.message = ""
+        App.get_running_app().set_language(chosen)
 
     def refresh(self, controller: Controller) -> None:
         self.controller = controller
-        if not self.language_set:
-            self.language = i18n.language()
-            self.language_set = True
+        # The screen is made again after a switch, so the language shown is the one in force.
+        self.language = i18n.language()
         lines = []
         bridge = getattr(App.get_running_app(), "bridge", None)
         if bridge is None:

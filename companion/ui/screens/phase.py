@@ -11,6 +11,7 @@ from companion.core.cubes import COLOURS, Colour, Counts
 from companion.core.state import GameState, Stage
 from companion.ui import choices
 from companion.ui.controller import Controller, action_name, source_name
+from companion.ui.explain import reading_reason
 from companion.ui.i18n import tr, trf
 from companion.ui.screens.base import BaseScreen, load_kv
 from companion.ui.widgets.colour_chip import ColourChip
@@ -269,7 +270,7 @@ class PhaseScreen(BaseScreen):
             note = trf(
                 "{source}: please check ({reasons})",
                 source=source_name(pending.source),
-                reasons="; ".join(pending.reasons) or tr("unsure"),
+                reasons="; ".join(reading_reason(r) for r in pending.reasons) or tr("unsure"),
             )
         self.ids.reading_note.text = note
 

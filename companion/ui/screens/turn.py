@@ -36,6 +36,7 @@ from companion.core.state import GameState
 from companion.core.views import Choice
 from companion.ui import choices
 from companion.ui.controller import Controller, action_name
+from companion.ui.explain import refusal
 from companion.ui.i18n import N_, tr, trf
 from companion.ui.screens.base import BaseScreen, load_kv
 from companion.ui.widgets.form import Field, Form
@@ -441,7 +442,7 @@ class TurnScreen(BaseScreen):
             return
         after = choices.preview(state, event)
         if isinstance(after, RuleError):
-            self.ids.verdict.text = trf("Not allowed: {reason}", reason=after.detail)
+            self.ids.verdict.text = trf("Not allowed: {reason}", reason=refusal(after))
             self.ids.verdict.color = App.get_running_app().theme.warn
             self.ids.confirm.disabled = True
             return

@@ -1,0 +1,120 @@
+"""The engine's refusals and the devices' doubts in the language shown.
+
+The engine's `RuleError` may carry a stable `code` with the figures its message names; a known
+code is shown from the catalogue, anything else as the engine's English text (never hidden).
+Reading reasons from the vision and the devices are English sentences; the known ones are
+matched whole and shown from the catalogue (colours in the current language), others as they are.
+"""
+
+from __future__ import annotations
+
+import re
+
+from companion.core.cubes import Colour
+from companion.core.errors import RuleError
+from companion.ui.controller import colour_name
+from companion.ui.i18n import N_, tr
+
+REFUSALS: dict[str, str] = {
+    "ap.not_enough": N_("{spaces} spaces need {spaces} AP, only {ap} available"),
+    "track.past_end": N_("only {room} more space(s) to the end of the track"),
+    "track.reading_differs": N_(
+        "the sheet reading ({readings}) differs from the box data: read the sheet again, "
+        "or correct the box data"
+    ),
+    "track.end_known": N_("the end of the track is known (space {end}): correct 'last space'"),
+    "track.steps_needed": N_("where the track ends is not known yet: set the spaces moved"),
+    "track.end_without_move": N_("the disc did not move, so it did not reach the end now"),
+    "track.disc_beyond_end": N_(
+        "a disc already stands on space {position}, beyond the end read at space {end}"
+    ),
+    "progress.no_move_no_vp": N_("the disc did not move, so it reached no VP space"),
+    "progress.reading_needed": N_(
+        "the progress track is not in the box data: read the VP spaces and the highest VP "
+        "off your sheet"
+    ),
+    "progress.vp_spaces_beyond_move": N_(
+        "the disc moved {moved} space(s), so it cannot pass {vp_spaces} VP spaces"
+    ),
+    "progress.vp_pair": N_(
+        "{vp_spaces} VP space(s) but a highest VP of {highest_vp}: both are 0, or neither is"
+    ),
+    "progress.tokens_due": N_(
+        "moving {moved} spaces passes {due} VP space(s): take exactly {must} progress token(s)"
+    ),
+    "order.no_move_no_change": N_(
+        "the disc did not move: its space and the VP reached stay as they were"
+    ),
+    "order.reading_needed": N_(
+        "the special action track is not in the box data: read the highest VP and the space's "
+        "colour off the track"
+    ),
+    "order.white_only_start": N_(
+        "only the start space of the special action track is white: read the colour again"
+    ),
+}
+
+
+def refusal(error: RuleError) -> str:
+    """Why the engine refused, in the current language when the refusal's code is known."""
+    template = REFUSALS.get(error.code or "")
+    if template is None:
+        return error.detail
+    try:
+        return tr(template).format(**error.params)
+    except (KeyError, IndexError, ValueError):
+        # A code whose figures changed: the engine's own words are still right.
+        return error.detail
+
+
+_COLOUR = "(?P<colour>blue|black|red|brown|green|yellow|white)"
+_OTHER = "(?P<other>blue|black|red|brown|green|yellow|white)"
+
+_REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), message)
+    for pattern, message in (
+        ("tray not found: the picture does not look like the calibrated tray",
+         N_("tray not found: the picture does not look like the calibrated tray")),
+        ("the light differs a lot from calibration; calibrate again",
+         N_("the light differs a lot from calibration; calibrate again")),
+        ("a cube's colour or size is uncertain", N_("a cube's colour or size is uncertain")),
+        ("a dark patch that may be a cube or a shadow",
+         N_("a dark patch that may be a cube or a shadow")),
+        ("hand in the picture", N_("hand in the picture")),
+        ("something that is not a cube", N_("something that is not a cube")),
+        ("something that may be a cube or not", N_("something that may be a cube or not")),
+        ("the light changed on part of the tray", N_("the light changed on part of the tray")),
+        (f"a {_COLOUR} cube may be hidden under others",
+         N_("a {colour} cube may be hidden under others")),
+        (f"a {_COLOUR} cube may be partly hidden or not a cube",
+         N_("a {colour} cube may be partly hidden or not a cube")),
+        (f"{_COLOUR} cubes may be merged \\(count (?P<count>\\d+), area of (?P<area>[\\d.]+)\\)",
+         N_("{colour} cubes may be merged (count {count}, area of {area})")),
+        (f"colour between {_COLOUR} and {_OTHER}", N_("colour between {colour} and {other}")),
+        (f"more than (?P<limit>\\d+) {_COLOUR} cubes counted",
+         N_("more than {limit} {colour} cubes counted")),
+        ("the chute sensor is unsure of some colours: please check",
+         N_("the chute sensor is unsure of some colours: please check")),
+        ("neither the camera nor the chute sensor could count this: please type it",
+         N_("neither the camera nor the chute sensor could count this: please type it")),
+        ("cubes fell out of the tower between drops",
+         N_("cubes fell out of the tower between drops")),
+    )
+)  # fmt: skip
+
+
+def reading_reason(reason: str) -> str:
+    """A reading's reason in the current language (unknown sentences as they are)."""
+    if reason.startswith("camera unsure: "):
+        inner = reading_reason(reason.removeprefix("camera unsure: "))
+        return tr("camera unsure: {reason}").format(reason=inner)
+    for pattern, message in _REASONS:
+        found = pattern.fullmatch(reason)
+        if found is None:
+            continue
+        values = {
+            key: colour_name(Colour(value)) if key in ("colour", "other") else value
+            for key, value in found.groupdict().items()
+        }
+        return tr(message).format(**values)
+    return reason
