@@ -526,12 +526,16 @@ def _summary(
 ) -> None:
     wrong = misread(calibration, kept)
     print(f"Saved the chute calibration to {out}.")
-    print("colour  readings  reference (r, g, b per mille of clear; brightness)  spread  read back")
+    # Features are per mille: r, g and b of the clear count, and clear of the full scale.
+    print("colour  used   r/c   g/c   b/c  bright  spread  read back")
     for colour in COLOURS:
-        ref = " ".join(f"{v:4d}" for v in calibration.references[colour])
+        r, g, b, bright = calibration.references[colour]
         n = len(kept[colour])
         size = spread(calibration, colour, kept[colour])
-        print(f"  {colour.code}    {n:8d}  {ref}{' ' * 30}{size:6.1f}  {n - wrong[colour]}/{n}")
+        print(
+            f"  {colour.code}  {n:6d} {r:5d} {g:5d} {b:5d} {bright:7d} {size:7.1f}"
+            f"  {n - wrong[colour]}/{n}"
+        )
     if stray:
         print(f"note: {stray} cube(s) fell between colours and were not used.")
     for pair in close_pairs(calibration, kept):
