@@ -13,7 +13,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -352,7 +352,7 @@ class ClosePair:
 
 
 def close_pairs(
-    calibration: ChuteCalibration, samples: dict[Colour, Sequence[RGBC]]
+    calibration: ChuteCalibration, samples: Mapping[Colour, Sequence[RGBC]]
 ) -> list[ClosePair]:
     """Pairs of colours the sensor may not tell apart: references closer than MIN_SEPARATION or
     than three times the two colours' spreads added together (per-mille)."""
@@ -368,7 +368,7 @@ def close_pairs(
 
 
 def misread(
-    calibration: ChuteCalibration, samples: dict[Colour, Sequence[RGBC]]
+    calibration: ChuteCalibration, samples: Mapping[Colour, Sequence[RGBC]]
 ) -> dict[Colour, int]:
     """How many of each colour's own readings the calibration would not read as that colour."""
     return {
