@@ -9,6 +9,7 @@ board on a pseudo-terminal, read by the very same reader and service. GPIO is of
     devices = Devices(load_settings(), on_reading, on_health, on_next=..., on_undo=...).start()
     devices.drop(game.state)      # the players drop the phase's cubes now
     devices.between_drops()       # (simulation) time passes: strays may fall
+    devices.still()               # one picture now, for the calibration wizard
     devices.stop()
 
 Callbacks come from device threads: the UI must hand them to its own thread.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,14 @@ from companion.core.state import GameState, Stage
 from companion.devices.chute.calibration import CalibrationError, ChuteCalibration
 from companion.devices.drops import could_come_out, cubes_to_drop
 from companion.devices.feeds import CameraFeed, ChuteFeed
-from companion.devices.frames import FrameSource, SourceUnavailable, open_source
+from companion.devices.frames import (
+    Frame,
+    FrameSource,
+    FrameTimeout,
+    SourceEnded,
+    SourceUnavailable,
+    open_source,
+)
 from companion.devices.gpio import Callback, TowerPanel, open_panel
 from companion.devices.health import Health, SourceHealth, SourceName
 from companion.devices.readings import ReadingCallback, ReadingService, Timing
@@ -39,6 +48,37 @@ HealthCallback = Callable[[SourceHealth], None]
 
 def _no_health(_health: SourceHealth) -> None:
     return None
+
+
+STILL_WARMUP_FRAMES = 3
+"""Frames read from a camera opened only for a still; the last is kept (the first ones of a
+camera just opened may be dark while its exposure settles)."""
+
+
+class _WatchedSource:
+    """A frame source that hands every frame it reads to `keep` (the stack's latest picture)."""
+
+    def __init__(self, source: FrameSource, keep: Callable[[Frame], None]) -> None:
+        self._source = source
+        self._keep = keep
+
+    @property
+    def description(self) -> str:
+        return self._source.description
+
+    def read(self, timeout: float | None = None) -> Frame:
+        frame = self._source.read(timeout)
+        self._keep(frame)
+        return frame
+
+    def close(self) -> None:
+        self._source.close()
+
+    def __enter__(self) -> _WatchedSource:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
 
 class Devices:
@@ -91,6 +131,8 @@ class Devices:
         self._chute_board: Any | None = None
         self._stopping = threading.Event()
         self._sim_seed = 0
+        self._latest: Frame | None = None
+        self._frame_arrived = threading.Condition()
 
     # ---- choosing ------------------------------------------------------------------------
 
@@ -211,10 +253,17 @@ class Devices:
             from companion.devices.sim_camera import SimulatedCamera
 
             camera = self.settings.camera
-            return SimulatedCamera(
+            source: FrameSource = SimulatedCamera(
                 self.tower, size=(camera.width, camera.height), setup_seed=self._sim_seed
             )
-        return open_source(self._camera_spec, settings=self.settings)
+        else:
+            source = open_source(self._camera_spec, settings=self.settings)
+        return _WatchedSource(source, self._keep_frame)
+
+    def _keep_frame(self, frame: Frame) -> None:
+        with self._frame_arrived:
+            self._latest = frame
+            self._frame_arrived.notify_all()
 
     def _start_sensor(self) -> None:
         sensor = self.settings.sensor
@@ -281,6 +330,40 @@ class Devices:
         """With the simulated tower: time passes between drops (strays may fall out)."""
         if self.tower is not None:
             self.tower.pass_time()
+
+    def still(self, timeout_s: float = 5.0) -> Any:
+        """One picture taken after this call (BGR uint8, height x width x 3, a copy), e.g. for
+        the calibration wizard.
+
+        While the camera feed runs, its next frame; otherwise (a camera not calibrated yet, or
+        still starting) the camera is opened for this picture alone and closed again. Raises
+        SourceUnavailable when no camera is in use or it cannot be opened, FrameTimeout when
+        no picture comes within `timeout_s` seconds (other FrameSourceErrors as the camera
+        reports them).
+        """
+        if self.camera_kind == "off":
+            raise SourceUnavailable("no camera is in use: set camera.source in the settings")
+        if self._camera_feed is not None:
+            since = time.monotonic()
+            with self._frame_arrived:
+                fresh = self._frame_arrived.wait_for(
+                    lambda: self._latest is not None and self._latest.timestamp >= since,
+                    timeout_s,
+                )
+                if not fresh or self._latest is None:
+                    raise FrameTimeout(f"the camera gave no picture within {timeout_s:g} s")
+                return self._latest.image.copy()
+        source = self._open_camera()
+        try:
+            frame = source.read(timeout_s)
+            for _ in range(STILL_WARMUP_FRAMES - 1):
+                try:
+                    frame = source.read(timeout_s)
+                except SourceEnded:
+                    break  # a recorded clip shorter than the warm-up: its last frame will do
+        finally:
+            source.close()
+        return frame.image.copy()
 
     def health(self) -> dict[SourceName, SourceHealth]:
         """Camera, chute sensor and GPIO health as they stand."""
