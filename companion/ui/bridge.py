@@ -104,6 +104,9 @@ def attach_devices(app: Any) -> ReadingBridge:
         devices.start()
         if devices.camera_kind == "sim":
             app.grab_picture = SimulatedCalibrationPictures().next_picture
+        elif devices.camera_kind == "real":
+            # The wizard's pictures come from the real camera: one still per step.
+            app.grab_picture = devices.still
         bridge.describe(f"camera {devices.camera_kind}, chute sensor {devices.sensor_kind}"
                         + (" (simulated tower)" if devices.simulated else ""))  # fmt: skip
 
