@@ -276,7 +276,8 @@ def _shape_ok(corners: NDArray[np.float64], min_area: float, max_area: float) ->
     interior = np.pi - np.arccos(np.clip(cos_turn, -1.0, 1.0))
     angles_ok = np.all(interior >= _MIN_CORNER_ANGLE, axis=1)
     area = _areas(corners)
-    return convex & angles_ok & (area >= min_area) & (area <= max_area)
+    result: NDArray[np.bool_] = convex & angles_ok & (area >= min_area) & (area <= max_area)
+    return result
 
 
 def _areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
