@@ -60,7 +60,7 @@ def test_owner_types_the_box_data_and_new_games_use_it(app: Any) -> None:
     harness.frames(1)
     chips = list(reversed(screen.ids.special.children))
     assert [c.colour for c in chips] == ["white", "yellow", "green", "red"]
-    assert [c.text for c in chips] == ["Wh", "Ye", "Gn2", "Rd"]
+    assert [c.text for c in chips] == ["Wh", "Ye", "Gn\n2", "Rd"]
     screen.inputs["progress_track"].text = "0 0 3 0 6"
     screen.inputs["pirate_markers"].text = "0 0 2"
     harness.frames(1)

@@ -126,9 +126,11 @@ class BoxDataScreen(BaseScreen):
             spaces = []
         for space in spaces:
             # The code always shows: colour is never the only cue.
-            text = Colour(space["colour"]).code + (str(space["vp"]) if space["vp"] else "")
+            code = Colour(space["colour"]).code
+            # A track may have some twenty spaces: the VP goes under the code, in small type.
+            text = f"{code}\n{space['vp']}" if space["vp"] else code
             special.add_widget(ColourChip(colour=space["colour"], text=text,
-                                          font_size=theme.font_s))  # fmt: skip
+                                          font_size=theme.font_s * 0.75))  # fmt: skip
         progress = self.ids.progress
         progress.clear_widgets()
         try:
