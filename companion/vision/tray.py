@@ -1,4 +1,12 @@
-"""Finding the tray in the empty picture, and the perspective warp to a top-down view of it."""
+"""Finding the tray in the empty picture, and the perspective warp to a top-down view of it.
+
+`find_tray` returns the outline of the tray's floor (where the floor meets the inner walls), not
+the rim's outer edge: the floor is the plane the cubes lie on, so the warp to a top-down view
+is exact for it (the rim is 10-25 mm higher and would be warped with a parallax error that
+depends on the tilt), and its size in the view stands for the cube size. The floor's outline
+is the one whose error hurts most when it falls inside the floor (a cube against the wall left
+out), so the view keeps VIEW_MARGIN around it, where the walls and any shortfall are seen.
+"""
 
 from __future__ import annotations
 
@@ -13,11 +21,14 @@ from companion.vision.images import BGRImage
 Corners = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]
 """Four (x, y) points in picture pixels: top-left, top-right, bottom-right, bottom-left."""
 
-# The tray fills a good part of the view from 15-30 cm; a smaller quadrilateral is something else.
-_MIN_TRAY_FRACTION = 0.12
+# From 15-30 cm with a 50-72 degree lens the floor fills at least ~5% of the picture; a smaller
+# quadrilateral is something else.
+_MIN_TRAY_FRACTION = 0.04
 _MAX_TRAY_FRACTION = 0.97
-# Cubes against the rim sit partly over the rim's inner wall; keep a margin around the tray.
-VIEW_MARGIN = 0.04
+# The view's margin around the floor outline, as a share of the view's width and height: cubes
+# against the wall lean over it, and where the rim's shadow on the floor is taken for the floor's
+# edge the outline falls up to ~6% of the tray inside the floor (see benchmarks/tray_finding.py).
+VIEW_MARGIN = 0.08
 
 
 def order_corners(points: NDArray[np.float32]) -> Corners:
@@ -48,7 +59,10 @@ _WORK_SIDE = 480.0
 # pixel after smoothing): a rim against a table, a wall against the floor; not JPEG noise.
 _EDGE_STEP = 1.5
 # Every side of a convincing outline shows such a step, of one sign, along this share of it.
-_MIN_SUPPORT = 0.8
+_MIN_SUPPORT = 0.96
+# A pixel's colour change points square to its edge within a few degrees (3x3 gradients on a
+# smoothed picture): it votes for lines within this many degrees of that direction.
+_VOTE_SPREAD_DEG = 5
 # Hough lines kept as side candidates, strongest first, after near-duplicates are dropped.
 _MAX_LINES = 60
 # Opposite sides of a tray seen up to ~20 degrees off vertical differ in direction by less.
@@ -60,16 +74,23 @@ _SEARCH_PX = 2
 # From the rim's outer edge in to the floor the outline keeps at least this share of its area
 # (walls 2-4 mm thick, rims up to ~25 mm high seen at a slant, around a floor of 85 mm or more).
 _MIN_INNER_SHARE = 0.35
+# A shadow's edge: outside it, 4-6 work pixels away, the same chromaticity (within this much of
+# channel / sum) as inside, and at most this share of the brightness.
+_SHADOW_STRIP_PX = 4
+_SHADOW_CHROMA = 0.02
+_SHADOW_DARKER = 0.85
 
 
-def _lab_work_copy(empty: BGRImage) -> tuple[NDArray[np.float32], float]:
-    """The picture shrunk to _WORK_SIDE, smoothed, in Lab (float: L 0-100), and the scale used."""
+def _work_copy(empty: BGRImage) -> tuple[NDArray[np.float32], NDArray[np.float32], float]:
+    """The picture shrunk to _WORK_SIDE and smoothed, as BGR (float, 0-255) and as Lab (float:
+    L 0-100), and the scale used (work pixels per picture pixel)."""
     height, width = empty.shape[:2]
     scale = min(1.0, _WORK_SIDE / max(height, width))
     small = cv2.resize(empty, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), 1.0)
-    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    return np.asarray(lab, np.float32), scale
+    bgr = small.astype(np.float32)
+    lab = cv2.cvtColor(bgr / 255.0, cv2.COLOR_BGR2Lab)
+    return bgr, np.asarray(lab, np.float32), scale
 
 
 def _gradients(lab: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
@@ -86,7 +107,7 @@ def _hough_lines(
     """Long straight edges as (theta, rho) with cos(theta) x + sin(theta) y = rho, theta in
     [0, pi), strongest first, without near-duplicates.
 
-    Each edge pixel votes only for lines within 2 degrees of square to its own colour change
+    Each edge pixel votes only for lines within _VOTE_SPREAD_DEG degrees of square to its own colour change
     (in its strongest channel), and with that change's sign, so that texture (wood grain, dots,
     checks) crossing a line at other angles or with alternating sign does not add up to one.
     """
@@ -109,14 +130,16 @@ def _hough_lines(
     bins = 360
     accumulator = np.zeros((bins, 2 * diagonal + 1), np.int32)
     base = np.rint(np.degrees(angle)).astype(np.int64)
-    for spread in range(-2, 3):
+    for spread in range(-_VOTE_SPREAD_DEG, _VOTE_SPREAD_DEG + 1):
         theta_bin = np.mod(base + spread, bins)
         theta = np.radians(theta_bin)
         rho = np.rint(xs * np.cos(theta) + ys * np.sin(theta)).astype(np.int64) + diagonal
         np.add.at(accumulator, (theta_bin, rho), 1)
     votes_needed = max(20, int(0.15 * min(height, width)))
-    # Peaks: the strongest cell in its 7 x 11 neighbourhood (degrees x pixels).
-    dilated = cv2.dilate(accumulator.astype(np.float32), np.ones((7, 11), np.uint8))
+    # Peaks: the strongest cell in its neighbourhood (the vote spread x 11 pixels).
+    dilated = cv2.dilate(
+        accumulator.astype(np.float32), np.ones((2 * _VOTE_SPREAD_DEG + 1, 5), np.uint8)
+    )
     peak_t, peak_r = np.nonzero((accumulator >= votes_needed) & (accumulator >= dilated))
     strength = accumulator[peak_t, peak_r]
     kept: list[tuple[float, float]] = []
@@ -134,12 +157,12 @@ def _hough_lines(
 
 
 def _same_line(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """True for two (theta, rho) lines within 3 degrees and 5 pixels of each other."""
+    """True for two (theta, rho) lines within 2 degrees and 2.5 pixels of each other."""
     (ta, ra), (tb, rb) = a, b
     if abs(ta - tb) > np.pi / 2:
         # theta wraps at pi, where rho changes sign.
         tb, rb = (tb - np.pi, -rb) if tb > ta else (tb + np.pi, -rb)
-    return bool(abs(ta - tb) < np.deg2rad(3.0) and abs(ra - rb) < 5.0)
+    return bool(abs(ta - tb) < np.deg2rad(2.0) and abs(ra - rb) < 2.5)
 
 
 def _support_tables(
@@ -276,8 +299,10 @@ def _shape_ok(corners: NDArray[np.float64], min_area: float, max_area: float) ->
     interior = np.pi - np.arccos(np.clip(cos_turn, -1.0, 1.0))
     angles_ok = np.all(interior >= _MIN_CORNER_ANGLE, axis=1)
     area = _areas(corners)
-    result: NDArray[np.bool_] = convex & angles_ok & (area >= min_area) & (area <= max_area)
-    return result
+    ok: NDArray[np.bool_] = np.asarray(
+        convex & angles_ok & (area >= min_area) & (area <= max_area), np.bool_
+    )
+    return ok
 
 
 def _areas(corners: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -297,29 +322,21 @@ def _inside(inner: NDArray[np.float64], outer: NDArray[np.float64], slack: float
     )
 
 
-def find_tray(empty: BGRImage) -> Corners | None:
-    """The tray floor's outline as a quadrilateral in the empty picture (picture pixels), or None
-    when no outline is convincing.
-
-    Candidate sides are long straight edges (Hough lines); an outline is convincing when each of
-    its four sides shows a colour step of one sign along at least 80% of its length, it is
-    convex, no corner is sharper than 55 degrees, and it fills 12-97% of the picture. A tray
-    shows nested outlines (the rim's outer edge, the rim's inner edge, the floor meeting the
-    walls); the floor's is the innermost of those nested inside the largest convincing outline
-    that keeps at least 35% of its area, and it is the one returned (see VIEW_MARGIN).
-    """
-    lab, scale = _lab_work_copy(empty)
+def _outlines(empty: BGRImage) -> tuple[NDArray[np.float64], NDArray[np.float32], float]:
+    """Every convincing outline (N x 4 x 2, corners round the outline, in work-copy pixels), the
+    work copy (BGR, float) and its scale (work pixels per picture pixel)."""
+    bgr, lab, scale = _work_copy(empty)
     height, width = lab.shape[:2]
     gx, gy = _gradients(lab)
     lines = np.array(_hough_lines(lab, gx, gy), np.float64).reshape(-1, 2)
     if len(lines) < 4:
-        return None
+        return np.zeros((0, 4, 2), np.float64), bgr, scale
     tables, half = _support_tables(lab, gx, gy, [(float(t), float(r)) for t, r in lines])
     min_side = 0.2 * min(height, width)
     support = _segment_support(tables, half, _crossing_params(lines), min_side)
     quads = _quads(lines, support)
     if len(quads) == 0:
-        return None
+        return np.zeros((0, 4, 2), np.float64), bgr, scale
     corners = _corners_of(lines, quads)
     total = float(height * width)
     inside = np.all(
@@ -330,19 +347,77 @@ def find_tray(empty: BGRImage) -> Corners | None:
         axis=1,
     )
     plausible = inside & _shape_ok(corners, _MIN_TRAY_FRACTION * total, _MAX_TRAY_FRACTION * total)
-    corners = corners[plausible]
+    return corners[plausible], bgr, scale
+
+
+def find_tray(empty: BGRImage) -> Corners | None:
+    """The tray floor's outline as a quadrilateral in the empty picture (picture pixels), or None
+    when no outline is convincing.
+
+    Candidate sides are long straight edges (Hough lines); an outline is convincing when each of
+    its four sides shows a colour step of one sign along at least 96% of its length, it is
+    convex, no corner is sharper than 55 degrees, and it fills 4-97% of the picture. A tray
+    shows nested outlines (the rim's outer edge, the rim's inner edge, the floor meeting the
+    walls); the floor's is the innermost of those nested inside the largest convincing outline
+    that keeps at least 35% of its area and has no side that looks like a shadow's edge, and it
+    is the one returned (see the module's docstring for why the floor). A tray cut by the
+    picture's edge has no convincing outline and gives None, as does a picture without a tray.
+    """
+    corners, bgr, scale = _outlines(empty)
     if len(corners) == 0:
         return None
+    floor = _floor_outline(corners, bgr)
+    return order_corners((floor / scale).astype(np.float32))
+
+
+def _floor_outline(corners: NDArray[np.float64], bgr: NDArray[np.float32]) -> NDArray[np.float64]:
+    """Of the convincing outlines (N x 4 x 2), the floor's: the innermost one nested in the
+    largest that keeps _MIN_INNER_SHARE of its area and has no side that is a shadow's edge."""
     areas = _areas(corners)
     by_area = np.argsort(-areas)
     outer = corners[by_area[0]]
-    floor = outer
-    for index in by_area[1:]:
-        if areas[index] < _MIN_INNER_SHARE * areas[by_area[0]]:
-            break
-        if _inside(corners[index], outer, slack=2.0):
-            floor = corners[index]
-    return order_corners((floor / scale).astype(np.float32))
+    nested = [
+        int(index)
+        for index in by_area[1:]
+        if areas[index] >= _MIN_INNER_SHARE * areas[by_area[0]]
+        and _inside(corners[index], outer, slack=2.0)
+    ]
+    for index in reversed(nested):
+        if not any(_shadow_edge(bgr, corners[index], side) for side in range(4)):
+            return np.asarray(corners[index], np.float64)
+    return np.asarray(outer, np.float64)
+
+
+def _shadow_edge(bgr: NDArray[np.float32], quad: NDArray[np.float64], side: int) -> bool:
+    """True when outside this side of the outline lies the same colour as inside, only darker:
+    the edge of the rim's shadow on the floor, not where the floor meets the wall.
+
+    Shading scales all three channels alike, and the camera's tone curve (close to a power law)
+    keeps their ratios, so the two strips' chromaticities (channel / sum) agree across a shadow.
+    """
+    start, end = quad[side - 1], quad[side]
+    centre = quad.mean(axis=0)
+    along = end - start
+    normal = np.array([-along[1], along[0]]) / max(float(np.linalg.norm(along)), 1e-9)
+    if float(np.dot(centre - (start + end) / 2, normal)) < 0:
+        normal = -normal
+    fractions = np.linspace(0.15, 0.85, 40)
+    height, width = bgr.shape[:2]
+    strips = []
+    for sign in (1.0, -1.0):
+        samples = []
+        for offset in (_SHADOW_STRIP_PX, _SHADOW_STRIP_PX + 2):
+            points = start + fractions[:, None] * along + sign * offset * normal
+            xs = np.clip(np.rint(points[:, 0]).astype(np.int64), 0, width - 1)
+            ys = np.clip(np.rint(points[:, 1]).astype(np.int64), 0, height - 1)
+            samples.append(bgr[ys, xs])
+        strips.append(np.median(np.concatenate(samples), axis=0))
+    inner, outer = strips
+    inner_sum, outer_sum = float(inner.sum()), float(outer.sum())
+    if inner_sum <= 1.0 or outer_sum <= 1.0 or outer_sum > _SHADOW_DARKER * inner_sum:
+        return False
+    chroma_gap = float(np.abs(inner / inner_sum - outer / outer_sum).max())
+    return chroma_gap < _SHADOW_CHROMA
 
 
 @dataclass(frozen=True)

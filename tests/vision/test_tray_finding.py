@@ -1,0 +1,117 @@
+"""Finding the tray floor in the empty picture: rendered set-ups, drawn trays and refusals."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.core.cubes import Counts
+from companion.devices.tray_render import TrayScene, render
+from companion.vision.tray import Corners, find_tray, order_corners, view_for
+
+# A floor outline this far off still keeps every cube in the view (VIEW_MARGIN is 8%).
+TOLERANCE = 0.05
+
+
+def corner_error(found: Corners, truth: tuple[tuple[float, float], ...]) -> float:
+    """The largest corner distance over the tray's size (mean side length), best cyclic match."""
+    found_pts = np.asarray(found, np.float64)
+    truth_pts = np.asarray(truth, np.float64)
+    size = float(np.mean(np.linalg.norm(truth_pts - np.roll(truth_pts, -1, axis=0), axis=1)))
+    return (
+        min(
+            float(np.max(np.linalg.norm(np.roll(found_pts, k, axis=0) - truth_pts, axis=1)))
+            for k in range(4)
+        )
+        / size
+    )
+
+
+def drawn_tray(
+    floor: list[tuple[float, float]], size: tuple[int, int] = (800, 600), seed: int = 0
+) -> np.ndarray:
+    """A picture of a tray drawn flat: a noisy table, a rim band, a wall band and the floor
+    `floor` (corners round the outline), JPEG compressed like a camera's picture."""
+    width, height = size
+    rng = np.random.default_rng(seed)
+    picture = np.empty((height, width, 3), np.uint8)
+    picture[:] = (60, 95, 140)  # a brown table (BGR)
+    pts = np.asarray(floor, np.float64)
+    centre = pts.mean(axis=0)
+    for grow, colour in ((1.18, (170, 170, 165)), (1.14, (120, 120, 118)), (1.0, (150, 190, 200))):
+        ring = centre + (pts - centre) * grow
+        cv2.fillPoly(picture, [np.rint(ring).astype(np.int32)], colour)
+    noisy = picture.astype(np.float64) + rng.normal(0.0, 4.0, picture.shape)
+    picture = np.clip(noisy, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    assert ok
+    return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("condition", "seed"),
+    [("neutral", 0), ("warm", 2), ("daylight", 6), ("tilted", 0), ("tilted", 3)],
+)
+def test_rendered_floor_found(condition: str, seed: int) -> None:
+    shot = render(TrayScene.random(seed, condition, counts=Counts()), jpeg=True)
+    corners = find_tray(shot.image)
+    assert corners is not None, f"{condition} seed {seed}: no tray found"
+    assert corner_error(corners, shot.tray_corners) <= TOLERANCE
+
+
+@pytest.mark.parametrize("angle", [0.0, 12.0, 33.0])
+def test_drawn_tray_floor_is_the_inner_outline(angle: float) -> None:
+    # A trapezoid as a tilted camera sees a rectangle, turned by `angle` about the centre.
+    base = np.array([[250.0, 170.0], [560.0, 160.0], [590.0, 420.0], [220.0, 430.0]])
+    turn = np.deg2rad(angle)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    centre = base.mean(axis=0)
+    floor = (base - centre) @ rotation.T + centre
+    corners = find_tray(drawn_tray([(float(x), float(y)) for x, y in floor]))
+    assert corners is not None
+    truth = order_corners(floor.astype(np.float32))
+    assert corner_error(corners, truth) <= 0.015
+
+
+def test_no_tray_in_a_plain_or_textured_picture() -> None:
+    rng = np.random.default_rng(5)
+    plain = np.full((480, 640, 3), (90, 120, 150), np.uint8)
+    assert find_tray(plain) is None
+    # Wood-like grain: long streaks, no closed outline.
+    streaks = rng.normal(0.0, 1.0, (480, 1)) * np.ones((1, 640))
+    grain = cv2.GaussianBlur(streaks, (0, 0), 1.5)
+    wood = np.clip(120 + 40 * grain[..., None] * np.array([0.5, 0.8, 1.0]), 0, 255).astype(np.uint8)
+    turned = cv2.warpAffine(wood, cv2.getRotationMatrix2D((320, 240), 25, 1.3), (640, 480))
+    assert find_tray(turned) is None
+    assert find_tray(render(TrayScene.random(3, "no-tray", counts=Counts())).image) is None
+
+
+def test_tray_partly_out_of_the_picture_is_refused() -> None:
+    floor = [(-150.0, 170.0), (400.0, 160.0), (430.0, 420.0), (-180.0, 430.0)]
+    assert find_tray(drawn_tray(floor)) is None
+    shot = render(TrayScene.random(0, "neutral", counts=Counts()), jpeg=True)
+    xs = [x for x, _ in shot.tray_corners]
+    # Cut the picture through the middle of the floor: half the tray is out of view.
+    cut = int((min(xs) + max(xs)) / 2)
+    assert find_tray(np.ascontiguousarray(shot.image[:, :cut])) is None
+
+
+def test_view_keeps_a_margin_around_the_found_floor() -> None:
+    floor = [(250.0, 170.0), (560.0, 160.0), (590.0, 420.0), (220.0, 430.0)]
+    corners = find_tray(drawn_tray(floor))
+    assert corners is not None
+    view = view_for(corners, 1.0)
+    # The floor's corners land on the corners of the view's tray mask, VIEW_MARGIN in from the
+    # view's edges; the wall and rim bands fall in the margin.
+    mapped = cv2.perspectiveTransform(np.array([floor], np.float64), view.homography)[0]
+    rows, cols = np.nonzero(view.tray_mask())
+    mask_corners = [
+        (cols.min(), rows.min()),
+        (cols.max(), rows.min()),
+        (cols.max(), rows.max()),
+        (cols.min(), rows.max()),
+    ]
+    for (x, y), (mask_x, mask_y) in zip(mapped, mask_corners, strict=True):
+        assert abs(x - mask_x) <= 0.015 * view.width
+        assert abs(y - mask_y) <= 0.015 * view.height
