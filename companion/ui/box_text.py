@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from companion.core.box import BoxData
 from companion.core.components import ProgressKind
 from companion.core.cubes import COLOURS, Colour
+from companion.ui.i18n import N_
 
 FIELDS: tuple[str, ...] = (
     "progress_track",
@@ -39,11 +40,18 @@ OWNER_BOX_NAME = "Amerigo (the owner's box)"
 
 
 class BoxTextError(ValueError):
-    """A line cannot be read; `field` names the line, the message says what to type."""
+    """A line cannot be read; `field` names the line, the message says what to type.
 
-    def __init__(self, field: str, message: str) -> None:
+    `template` is the message with `{word}` and `{choices}` in place (a catalogue entry, so
+    the screen can show it in its language) and `word` / `choices` their values.
+    """
+
+    def __init__(self, field: str, template: str, word: str, choices: str = "") -> None:
         self.field = field
-        super().__init__(f"{field}: {message}")
+        self.template = template
+        self.word = word
+        self.choices = choices
+        super().__init__(f"{field}: {template.format(word=word, choices=choices)}")
 
 
 def _words(text: str) -> list[str]:
@@ -56,7 +64,7 @@ def _groups(text: str) -> list[str]:
 
 def _number(field: str, word: str) -> int:
     if not word.isdigit():
-        raise BoxTextError(field, f"{word!r} is not a whole number of 0 or more")
+        raise BoxTextError(field, N_("'{word}' is not a whole number of 0 or more"), word)
     return int(word)
 
 
@@ -67,7 +75,7 @@ def colour_of(field: str, word: str) -> Colour:
         if lowered in (colour.code.lower(), colour.value):
             return colour
     codes = " ".join(c.code for c in COLOURS)
-    raise BoxTextError(field, f"{word!r} is not a colour; use one of {codes}")
+    raise BoxTextError(field, N_("'{word}' is not a colour; use one of {choices}"), word, codes)
 
 
 def _progress_track(text: str) -> list[int]:
@@ -91,7 +99,10 @@ def _progress_tokens(text: str) -> list[dict[str, Any]]:
         kind = kinds.get(words[0].lower())
         if kind is None:
             raise BoxTextError(
-                "progress_tokens", f"{words[0]!r} is not a token kind; use one of {' '.join(kinds)}"
+                "progress_tokens",
+                N_("'{word}' is not a token kind; use one of {choices}"),
+                words[0],
+                " ".join(kinds),
             )
         count = 1
         actions = []
@@ -110,7 +121,7 @@ def _tiles(field: str, text: str) -> list[dict[str, int]]:
         parts = [p.strip() for p in group.split(":")]
         if len(parts) != 4:
             raise BoxTextError(
-                field, f"{group!r} needs size:count:small VP:big VP, for example 2:8:1:2"
+                field, N_("'{word}' needs size:count:small VP:big VP, for example 2:8:1:2"), group
             )
         size, count, small, big = (_number(field, p) for p in parts)
         tiles.append({"size": size, "count": count, "small_vp": small, "big_vp": big})

@@ -22,8 +22,9 @@ def test_texts_of_a_box_read_back_to_the_same_figures() -> None:
 
 
 def test_unreadable_words_are_refused_with_what_to_type() -> None:
-    with pytest.raises(BoxTextError, match="Bu Bk Rd"):
+    with pytest.raises(BoxTextError, match="Bu Bk Rd") as caught:
         parse_field("special_track", "Wh Pk")
+    assert caught.value.word == "Pk" and caught.value.field == "special_track"
     with pytest.raises(BoxTextError, match="size:count"):
         parse_field("neutral_tiles", "1:7:0")
     with pytest.raises(BoxTextError, match="token kind"):
@@ -65,6 +66,10 @@ def test_owner_types_the_box_data_and_new_games_use_it(app: Any) -> None:
     screen.inputs["pirate_markers"].text = "0 0 2"
     harness.frames(1)
     assert screen.ids.save.disabled and "pirate_markers" in screen.ids.verdict.text
+    screen.inputs["special_track"].text = "Wh Ye Gn:2 Pk"
+    harness.frames(1)
+    assert "'Pk' is not a colour" in screen.ids.verdict.text
+    screen.inputs["special_track"].text = "Wh Ye Gn:2 Rd"
     screen.inputs["pirate_markers"].text = "0 0 2 3 4 6"
     harness.frames(1)
     assert not screen.ids.save.disabled

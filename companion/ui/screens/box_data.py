@@ -102,11 +102,15 @@ class BoxDataScreen(BaseScreen):
         theme = App.get_running_app().theme
         try:
             self.candidate = box_text.parse_box(texts)
+        except box_text.BoxTextError as error:
+            reason = f"{tr(FIELD_NAMES[error.field])}: " + tr(error.template).format(
+                word=error.word, choices=error.choices
+            )
+            self._refuse(reason)
+            return
         except ValueError as error:
-            self.candidate = None
-            self.ids.verdict.text = trf("Not yet valid: {reason}", reason=str(error))
-            self.ids.verdict.color = theme.warn
-            self.ids.save.disabled = True
+            # The engine's model: its own (English) words, naming the field.
+            self._refuse(str(error))
             return
         unknown = [tr(FIELD_NAMES[f]) for f in box_text.unknown_fields(self.candidate)]
         self.ids.verdict.text = trf("Valid. Still unknown: {fields}",
@@ -115,6 +119,12 @@ class BoxDataScreen(BaseScreen):
         self.ids.save.disabled = self.saved_box is not None and box_text.same_figures(
             self.candidate, self.saved_box
         )
+
+    def _refuse(self, reason: str) -> None:
+        self.candidate = None
+        self.ids.verdict.text = trf("Not yet valid: {reason}", reason=reason)
+        self.ids.verdict.color = App.get_running_app().theme.warn
+        self.ids.save.disabled = True
 
     def _draw(self, texts: dict[str, str]) -> None:
         theme = App.get_running_app().theme
