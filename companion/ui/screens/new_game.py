@@ -4,8 +4,6 @@ drop."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from kivy.app import App
 from kivy.properties import NumericProperty
 from kivy.uix.boxlayout import BoxLayout
@@ -36,11 +34,6 @@ _OPTION_LABELS: dict[str, str] = {
     "drop_strays_with_empty_storage": N_("Drop stray cubes even with empty storage"),
     "tie_break": N_("Tie-break"),
 }
-
-
-def remembered_names(directory: Path) -> list[str]:
-    """The names from the last game, or the defaults (see companion.ui.remembered)."""
-    return [p.name for p in remembered_players(directory)]
 
 
 class NewGameScreen(BaseScreen):
