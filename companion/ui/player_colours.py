@@ -1,9 +1,10 @@
 """The players' colours: chosen on the new-game screen, remembered with the names, and shown
 wherever a player appears, always as the colour of the player's written name (never alone).
 
-The rule text says each player takes the pieces "of his colour" but does not name the box's
-four colours (GUESS: orange, purple, teal, pink, chosen to differ from every cube colour so a
-player is never mistaken for an action). Each has a bright tint for text on the dark theme.
+The box's four player colours are red, white, blue and yellow (the rulebook's examples follow
+"the red player ... followed by white, blue and yellow"). Three of them are also cube colours, so
+a player's colour only ever tints their written name and is never shown as a chip or icon that
+could be taken for an action. Each has a bright tint for text on the dark theme.
 """
 
 from __future__ import annotations
@@ -35,10 +36,10 @@ class PlayerColour:
 
 
 PLAYER_COLOURS: tuple[PlayerColour, ...] = (
-    PlayerColour("orange", N_("orange"), (1.00, 0.62, 0.20, 1.0)),
-    PlayerColour("purple", N_("purple"), (0.78, 0.60, 1.00, 1.0)),
-    PlayerColour("teal", N_("teal"), (0.30, 0.85, 0.80, 1.0)),
-    PlayerColour("pink", N_("pink"), (1.00, 0.55, 0.75, 1.0)),
+    PlayerColour("red", N_("red"), (1.00, 0.45, 0.42, 1.0)),
+    PlayerColour("white", N_("white"), (0.96, 0.96, 0.96, 1.0)),
+    PlayerColour("blue", N_("blue"), (0.45, 0.66, 1.00, 1.0)),
+    PlayerColour("yellow", N_("yellow"), (1.00, 0.85, 0.30, 1.0)),
 )
 
 _BY_KEY = {c.key: c for c in PLAYER_COLOURS}
