@@ -28,16 +28,25 @@ from companion.vision.reading import CONFIDENT_AT, CubeSighting, TrayReading, un
 from companion.vision.segment import Comparison, compare
 
 # The scoring box's side and the surrounding ring's width, in cube sides.
-BOX = 0.7
-RING = 0.35
+BOX = 0.55
+RING = 0.3
+# Searches for cubes left inside blocks of touching ones (a 7 x 7 block needs 4).
+ROUNDS = 4
+# Reach (cube sides) around a flat patch of maxima that must score lower for a summit.
+SUMMIT_REACH = 0.4
+# Blur of the centre score, in cube sides.
+SMOOTH = 0.2
 # How much the ring's evidence lowers the box's.
 RING_WEIGHT = 0.5
 # A peak is a cube when this share of its box is evidence for its colour.
 MIN_FILL = 0.45
 # Below this share the cube is counted, but the reading is unsure.
 SURE_FILL = 0.6
-# Two cubes' centres are at least this many cube sides apart (they cannot overlap much).
-MIN_SPACING = 0.72
+# Two cubes' centres are at least this many cube sides apart: lying tops cannot overlap, and
+# only a cube leaning on another comes closer.
+MIN_SPACING = 0.66
+# Side of the square a found cube claims, in cube sides (its neighbours keep the rest).
+CLAIM = 0.85
 # Colour margin (Mahalanobis units, best vs second-best) at which the colour is certain.
 SURE_MARGIN = 2.5
 # Changed area (in cubes) that no found cube explains before the reading is unsure.
@@ -108,20 +117,93 @@ def _scores(
 def _peaks(
     fills: NDArray[np.float32], scores: NDArray[np.float32], side: float, allowed: Mask
 ) -> list[tuple[float, int, int, int]]:
-    """Candidate cubes (score, colour, y, x): local maxima of the centre score."""
+    """Candidate cubes (score, colour, y, x): local maxima of the centre score.
+
+    A cube's box can slide a little on it without the score changing, so a maximum is often
+    a flat patch: its middle is taken, not its first pixel.
+    """
     window = _odd(0.5 * side)
     kernel = np.ones((window, window), np.uint8)
     found: list[tuple[float, int, int, int]] = []
     for index in range(len(scores)):
-        score = scores[index]
+        # A light blur keeps pixel noise on a flat top from making several maxima (it also
+        # pulls the maxima of a row's end cubes a little inwards).
+        score = np.asarray(cv2.GaussianBlur(scores[index], (0, 0), SMOOTH * side), np.float32)
         top = cv2.dilate(score, kernel)
-        peak = (score >= top) & (fills[index] >= MIN_FILL) & allowed
-        ys, xs = np.nonzero(peak)
-        found.extend(
-            (float(score[y, x]), index, int(y), int(x)) for y, x in zip(ys, xs, strict=True)
+        peak = (score >= top - np.float32(1e-4)) & (fills[index] >= MIN_FILL) & allowed
+        if not peak.any():
+            continue
+        n, patches, stats, centres = cv2.connectedComponentsWithStats(
+            peak.astype(np.uint8), connectivity=8
         )
+        for patch in range(1, n):
+            if not _summit(score, patches, patch, stats[patch], side):
+                continue
+            x = round(float(centres[patch, 0]))
+            y = round(float(centres[patch, 1]))
+            if patches[y, x] != patch:
+                # A bent patch whose middle lies off it: keep its best pixel instead.
+                ys, xs = np.nonzero(patches == patch)
+                best = int(np.argmax(score[ys, xs]))
+                y, x = int(ys[best]), int(xs[best])
+            found.append((float(score[y, x]), index, y, x))
     found.sort(reverse=True)
     return found
+
+
+def select(
+    maps: NDArray[np.float32], side: float, allowed: Mask
+) -> list[tuple[int, int, int, float]]:
+    """Cubes (colour index, x, y, fill) from K evidence maps, strongest first.
+
+    Each accepted cube claims a cube-sized square of the view, and a peak must have MIN_FILL
+    of its box in unclaimed evidence and lie MIN_SPACING from every cube. The ring makes the
+    outer cubes of a block stand out first; the inner ones (whose ring is full) stand out
+    once the outer ones are taken away, so the search repeats on what is left.
+    """
+    residual = maps.copy()
+    claimed = np.zeros(maps.shape[1:], np.bool_)
+    inner = _odd(BOX * side) // 2
+    half = round(CLAIM * side / 2)
+    spacing2 = (MIN_SPACING * side) ** 2
+    cubes: list[tuple[int, int, int, float]] = []
+    for _ in range(ROUNDS):
+        fills, scores = _scores(residual, side)
+        before = len(cubes)
+        for _, index, y, x in _peaks(fills, scores, side, allowed):
+            if any((cx - x) ** 2 + (cy - y) ** 2 < spacing2 for _, cx, cy, _ in cubes):
+                continue
+            box = (
+                slice(max(0, y - inner), y + inner + 1),
+                slice(max(0, x - inner), x + inner + 1),
+            )
+            free = residual[index][box] * ~claimed[box]
+            if float(free.sum()) < MIN_FILL * (2 * inner + 1) ** 2:
+                continue
+            claimed[max(0, y - half) : y + half + 1, max(0, x - half) : x + half + 1] = True
+            cubes.append((index, x, y, float(fills[index, y, x])))
+        if len(cubes) == before:
+            break
+        residual[:, claimed] = 0.0
+    return cubes
+
+
+def _summit(
+    score: FloatImage, patches: NDArray[np.int32], patch: int, box: NDArray[np.int32], side: float
+) -> bool:
+    """Whether a flat patch of local maxima is a summit, not the floor of a valley: the
+    middle of a row of touching cubes scores evenly low, lower than the pixels around it."""
+    x, y, w, h = (int(v) for v in box[:4])
+    reach = max(1, round(SUMMIT_REACH * side))
+    top, left = max(0, y - reach), max(0, x - reach)
+    window = (slice(top, y + h + reach), slice(left, x + w + reach))
+    inside = patches[window] == patch
+    kernel = np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)
+    around = cv2.dilate(inside.astype(np.uint8), kernel).astype(np.bool_)
+    around &= ~inside
+    if not around.any():
+        return True
+    return float(score[window][around].max()) <= float(score[window][inside].max()) + 1e-4
 
 
 def _colour_of(
@@ -149,25 +231,22 @@ def find_cubes(comparison: Comparison, profile: Profile) -> Detection:
     """The cubes in a compared view, one by one, and the doubts about them."""
     prepared = profile.prepared()
     side = profile.cube_side
-    seen = evidence(comparison, prepared.means, prepared.inverses)
-    fills, scores = _scores(seen.maps, side)
+    floor = prepared.reference.lab[:, :, 0]
+    seen = evidence(comparison, prepared.means, prepared.inverses, floor)
     inside = prepared.reference.inside
     # A cube against the rim still counts: its centre may lie a little outside the floor.
     grow = _odd(side)
     allowed = cv2.dilate(inside.astype(np.uint8), np.ones((grow, grow), np.uint8)).astype(np.bool_)
-    spacing2 = (MIN_SPACING * side) ** 2
     cubes: list[Found] = []
     half = max(1, int(BOX * side / 2))
-    for _, index, y, x in _peaks(fills, scores, side, allowed):
-        if any((c.x - x) ** 2 + (c.y - y) ** 2 < spacing2 for c in cubes):
-            continue
+    for index, x, y, fill in select(seen.maps, side, allowed):
         best, margin, second = _colour_of(
             comparison.lab, seen.foreground, x, y, half, prepared.means, prepared.inverses
         )
         runner_up = second if best == index else best
         if best != index:
             margin = 0.0
-        cubes.append(Found(index, float(x), float(y), float(fills[index, y, x]), margin, runner_up))
+        cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
     typical = side * side
     return Detection(cubes, _doubts(cubes, seen, side, typical, inside))
 
@@ -280,4 +359,4 @@ def _radius(profile: Profile) -> float:
     return profile.cube_side * width / profile.view_width * 0.6
 
 
-__all__ = ["Detection", "Found", "find_cubes", "read_tray_by_peaks"]
+__all__ = ["Detection", "Found", "find_cubes", "read_tray_by_peaks", "select"]

@@ -25,6 +25,9 @@ EXPLAINED_D2 = 28.0
 # A shadow-like pixel counts only when its best colour fits this well, and only this much.
 SHADOW_FIT_D2 = 28.0
 SHADOW_WEIGHT = 0.6
+# Lightness steps (L units) that make a colour lighter than the floor, and a pixel darker.
+LIGHTER_BY = 8.0
+DARKER_BY = 4.0
 # Evidence is shared between models within this squared distance of the best one.
 SHARE_D2 = 6.0
 
@@ -44,9 +47,13 @@ class Evidence:
 
 
 def evidence(
-    comparison: Comparison, means: NDArray[np.float32], inverses: NDArray[np.float32]
+    comparison: Comparison,
+    means: NDArray[np.float32],
+    inverses: NDArray[np.float32],
+    floor: FloatImage | None = None,
 ) -> Evidence:
-    """Per-colour evidence maps of a compared view, given the K colour models (Lab)."""
+    """Per-colour evidence maps of a compared view, given the K colour models (Lab) and the
+    empty tray's lightness (L, 0..100) per view pixel when known."""
     kernel = np.ones((3, 3), np.uint8)
     changed = cv2.morphologyEx(comparison.changed.astype(np.uint8), cv2.MORPH_OPEN, kernel)
     mask: Mask = changed.astype(np.bool_)
@@ -69,6 +76,12 @@ def evidence(
     weight = explained.astype(np.float32)
     weight[shadow_like] = np.where(best[shadow_like] <= SHADOW_FIT_D2, SHADOW_WEIGHT, 0.0)
     values = (relative * weight[:, None]).astype(np.float32)
+    if floor is not None:
+        # A cube colour lighter than the floor does not look darker than the floor: such a
+        # pixel is a shadow (often lit by a bluer sky, so its hue moved off the floor's).
+        lighter = means[None, :, 0] > floor[mask][:, None] + LIGHTER_BY
+        darker = pixels[:, 0] < floor[mask] - DARKER_BY
+        values[lighter & darker[:, None]] = 0.0
     ys, xs = np.nonzero(mask)
     maps[:, ys, xs] = values.T
     foreground = np.zeros_like(mask)
