@@ -49,6 +49,18 @@ MIN_SPACING = 0.66
 CLAIM = 0.85
 # Colour margin (Mahalanobis units, best vs second-best) at which the colour is certain.
 SURE_MARGIN = 2.5
+# The pairs that look most alike under some light need a wider margin to be certain.
+HARD_PAIRS = frozenset(
+    frozenset(pair)
+    for pair in (
+        (Colour.BLACK, Colour.BROWN),
+        (Colour.WHITE, Colour.YELLOW),
+        (Colour.RED, Colour.BROWN),
+    )
+)
+HARD_PAIR_MARGIN = 4.0
+# A connected heap of this many cubes may hide one under the others.
+HEAP_CUBES = 5
 # Changed area (in cubes) that no found cube explains before the reading is unsure.
 UNEXPLAINED_CUBES = 0.45
 # An unexplained region this big (cubes), or one reaching over the rim, is a hand.
@@ -79,7 +91,9 @@ class Found:
     def confidence(self) -> float:
         """0..1 from the fill and the colour margin; below 0.5 the cube is in doubt."""
         fill = float(np.clip(0.5 + (self.fill - MIN_FILL) / (SURE_FILL - MIN_FILL) * 0.5, 0, 1))
-        colour = float(np.clip(self.margin / SURE_MARGIN, 0.0, 1.0))
+        pair = frozenset((COLOURS[self.colour], COLOURS[self.runner_up]))
+        sure = HARD_PAIR_MARGIN if pair in HARD_PAIRS else SURE_MARGIN
+        colour = float(np.clip(self.margin / sure, 0.0, 1.0))
         return min(fill, colour)
 
 
@@ -307,6 +321,9 @@ def _area_check(cubes: list[Found], foreground: Mask, typical: float) -> list[st
     found = np.zeros(n, np.int32)
     for cube in cubes:
         found[regions[int(cube.y), int(cube.x)]] += 1
+    if found[1:].size and int(found[1:].max()) >= HEAP_CUBES:
+        # Cubes dropped in a heap rest on each other; one underneath leaves no trace.
+        return ["a cube may be hidden in a heap"]
     worth = stats[:, cv2.CC_STAT_AREA].astype(np.float64) / typical
     extra = worth[1:] - found[1:]
     if np.any((extra >= EXTRA_AREA_CUBES) & (found[1:] > 0)):
