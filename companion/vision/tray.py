@@ -63,6 +63,9 @@ _MIN_SUPPORT = 0.96
 # A pixel's colour change points square to its edge within a few degrees (3x3 gradients on a
 # smoothed picture): it votes for lines within this many degrees of that direction.
 _VOTE_SPREAD_DEG = 5
+# Line directions are told apart to 1 / this many degrees: over a 500-pixel side, half a
+# degree moves an end by 4 pixels, past the edge search's reach.
+_BINS_PER_DEG = 2
 # Hough lines kept as side candidates, strongest first, after near-duplicates are dropped.
 _MAX_LINES = 60
 # Opposite sides of a tray seen up to ~20 degrees off vertical differ in direction by less.
@@ -79,6 +82,10 @@ _MIN_INNER_SHARE = 0.35
 _SHADOW_STRIP_PX = 4
 _SHADOW_CHROMA = 0.02
 _SHADOW_DARKER = 0.85
+# An outline nested in another keeps at most this share of its area (else it is the same one).
+_NESTED = 0.97
+# The second, finer look at the tray takes in this share of its size on every side.
+_CROP_PAD = 0.2
 
 
 def _work_copy(empty: BGRImage) -> tuple[NDArray[np.float32], NDArray[np.float32], float]:
@@ -127,24 +134,23 @@ def _hough_lines(
     pick = np.arange(len(xs))
     angle = np.arctan2(gy[strongest, ys, xs][pick], gx[strongest, ys, xs][pick])
     diagonal = int(np.ceil(np.hypot(height, width)))
-    bins = 360
+    bins = 360 * _BINS_PER_DEG
     accumulator = np.zeros((bins, 2 * diagonal + 1), np.int32)
-    base = np.rint(np.degrees(angle)).astype(np.int64)
-    for spread in range(-_VOTE_SPREAD_DEG, _VOTE_SPREAD_DEG + 1):
+    base = np.rint(np.degrees(angle) * _BINS_PER_DEG).astype(np.int64)
+    reach = _VOTE_SPREAD_DEG * _BINS_PER_DEG
+    for spread in range(-reach, reach + 1):
         theta_bin = np.mod(base + spread, bins)
-        theta = np.radians(theta_bin)
+        theta = np.radians(theta_bin / _BINS_PER_DEG)
         rho = np.rint(xs * np.cos(theta) + ys * np.sin(theta)).astype(np.int64) + diagonal
         np.add.at(accumulator, (theta_bin, rho), 1)
     votes_needed = max(20, int(0.15 * min(height, width)))
     # Peaks: the strongest cell in its neighbourhood (the vote spread x 11 pixels).
-    dilated = cv2.dilate(
-        accumulator.astype(np.float32), np.ones((2 * _VOTE_SPREAD_DEG + 1, 5), np.uint8)
-    )
+    dilated = cv2.dilate(accumulator.astype(np.float32), np.ones((2 * reach + 1, 5), np.uint8))
     peak_t, peak_r = np.nonzero((accumulator >= votes_needed) & (accumulator >= dilated))
     strength = accumulator[peak_t, peak_r]
     kept: list[tuple[float, float]] = []
     for index in np.argsort(-strength, kind="stable"):
-        theta = float(np.radians(peak_t[index]))
+        theta = float(np.radians(peak_t[index] / _BINS_PER_DEG))
         rho = float(peak_r[index] - diagonal)
         if theta >= np.pi:
             theta, rho = theta - np.pi, -rho
@@ -360,28 +366,64 @@ def find_tray(empty: BGRImage) -> Corners | None:
     shows nested outlines (the rim's outer edge, the rim's inner edge, the floor meeting the
     walls); the floor's is the innermost of those nested inside the largest convincing outline
     that keeps at least 35% of its area and has no side that looks like a shadow's edge, and it
-    is the one returned (see the module's docstring for why the floor). A tray cut by the
-    picture's edge has no convincing outline and gives None, as does a picture without a tray.
+    is the one returned (see the module's docstring for why the floor). None when no outline
+    lies nested in another (a box or a sheet of paper shows one outline; a tray shows its rim
+    around its floor), when the tray is cut by the picture's edge, or when nothing is found.
+    A second look at a crop around the found floor, at a finer scale, refines the corners.
     """
     corners, bgr, scale = _outlines(empty)
     if len(corners) == 0:
         return None
-    floor = _floor_outline(corners, bgr)
-    return order_corners((floor / scale).astype(np.float32))
+    found = _floor_outline(corners, bgr)
+    if found is None:
+        return None
+    floor = found / scale
+    # A second look at the tray alone, at a finer scale: a small tray's rim, wall and floor
+    # edges lie a pixel or two apart in the first, whole-picture look.
+    height, width = empty.shape[:2]
+    low = floor.min(axis=0)
+    high = floor.max(axis=0)
+    pad = _CROP_PAD * (high - low)
+    x0, y0 = (max(0, int(v)) for v in low - pad)
+    x1, y1 = int(min(width, high[0] + pad[0] + 1)), int(min(height, high[1] + pad[1] + 1))
+    crop = np.ascontiguousarray(empty[y0:y1, x0:x1])
+    finer, crop_bgr, crop_scale = _outlines(crop)
+    second = _floor_outline(finer, crop_bgr) if len(finer) > 0 else None
+    if second is not None and crop_scale > 1.2 * scale:
+        refined = second / crop_scale + np.array([x0, y0])
+        # Only a refinement: the second look must find the same floor, a little more exactly.
+        size = float(np.mean(np.linalg.norm(floor - np.roll(floor, -1, axis=0), axis=1)))
+        if float(np.max(np.linalg.norm(refined - _matched(refined, floor), axis=1))) < 0.05 * size:
+            floor = refined
+    return order_corners(floor.astype(np.float32))
 
 
-def _floor_outline(corners: NDArray[np.float64], bgr: NDArray[np.float32]) -> NDArray[np.float64]:
+def _matched(points: NDArray[np.float64], reference: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`reference` (4 x 2) turned cyclically (either way round) to best match `points` (4 x 2)."""
+    options = [np.roll(reference, k, axis=0) for k in range(4)]
+    options += [np.roll(reference[::-1], k, axis=0) for k in range(4)]
+    return min(options, key=lambda option: float(np.sum((option - points) ** 2)))
+
+
+def _floor_outline(
+    corners: NDArray[np.float64], bgr: NDArray[np.float32]
+) -> NDArray[np.float64] | None:
     """Of the convincing outlines (N x 4 x 2), the floor's: the innermost one nested in the
-    largest that keeps _MIN_INNER_SHARE of its area and has no side that is a shadow's edge."""
+    largest that keeps _MIN_INNER_SHARE of its area and has no side that is a shadow's edge.
+
+    None when no outline lies nested in the largest: a tray always shows its rim around its
+    floor, while a box, a book or a sheet of paper shows one outline only."""
     areas = _areas(corners)
     by_area = np.argsort(-areas)
     outer = corners[by_area[0]]
     nested = [
         int(index)
         for index in by_area[1:]
-        if areas[index] >= _MIN_INNER_SHARE * areas[by_area[0]]
+        if _MIN_INNER_SHARE * areas[by_area[0]] <= areas[index] <= _NESTED * areas[by_area[0]]
         and _inside(corners[index], outer, slack=2.0)
     ]
+    if not nested:
+        return None
     for index in reversed(nested):
         if not any(_shadow_edge(bgr, corners[index], side) for side in range(4)):
             return np.asarray(corners[index], np.float64)

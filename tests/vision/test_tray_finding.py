@@ -87,6 +87,14 @@ def test_no_tray_in_a_plain_or_textured_picture() -> None:
     assert find_tray(render(TrayScene.random(3, "no-tray", counts=Counts())).image) is None
 
 
+def test_a_flat_box_is_not_a_tray() -> None:
+    # One outline with nothing nested in it: a box's lid or a sheet of paper, not a tray.
+    picture = np.full((600, 800, 3), (60, 95, 140), np.uint8)
+    cv2.fillPoly(picture, [np.array([[250, 170], [560, 160], [590, 420], [220, 430]])], (200,) * 3)
+    noisy = picture + np.random.default_rng(2).normal(0.0, 4.0, picture.shape)
+    assert find_tray(np.clip(noisy, 0, 255).astype(np.uint8)) is None
+
+
 def test_tray_partly_out_of_the_picture_is_refused() -> None:
     floor = [(-150.0, 170.0), (400.0, 160.0), (430.0, 420.0), (-180.0, 430.0)]
     assert find_tray(drawn_tray(floor)) is None
