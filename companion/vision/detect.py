@@ -253,7 +253,20 @@ def find_cubes(comparison: Comparison, profile: Profile) -> Detection:
     allowed = cv2.dilate(inside.astype(np.uint8), np.ones((grow, grow), np.uint8)).astype(np.bool_)
     cubes: list[Found] = []
     half = max(1, int(BOX * side / 2))
-    for index, x, y, fill in select(seen.maps, side, allowed):
+    # Only the box around the evidence needs searching: most of a tray is empty floor.
+    rows = np.flatnonzero(seen.maps.any(axis=(0, 2)))
+    cols = np.flatnonzero(seen.maps.any(axis=(0, 1)))
+    found: list[tuple[int, int, int, float]] = []
+    if len(rows):
+        pad = int(side) + 2
+        top, left = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
+        box = (slice(top, int(rows[-1]) + pad + 1), slice(left, int(cols[-1]) + pad + 1))
+        present = [k for k in range(len(seen.maps)) if seen.maps[k][box].any()]
+        picked = select(
+            np.ascontiguousarray(seen.maps[present][(slice(None), *box)]), side, allowed[box]
+        )
+        found = [(present[k], x + left, y + top, fill) for k, x, y, fill in picked]
+    for index, x, y, fill in found:
         best, margin, second = _colour_of(
             comparison.lab, seen.foreground, x, y, half, prepared.means, prepared.inverses
         )
