@@ -9,7 +9,9 @@ prints, per condition:
 - the median and the largest corner error, in percent of the tray's size (the mean length of the
   floor's four sides in the picture), over the set-ups where a tray was found,
 - the share of set-ups whose every corner lies within 2% of the tray's size (refusals count as
-  misses), the figure that matters: a warp that far off still keeps every cube in view,
+  misses),
+- the share within 5% (refusals count as misses): inside the view's margin (VIEW_MARGIN, 8%),
+  so a warp that far off still keeps every cube in view,
 - for "no-tray" (a picture of something else) the number of pictures where a tray was claimed.
 
 Each miss is listed with the seed that reproduces it.
@@ -42,6 +44,7 @@ DEFAULT_CONDITIONS = (
     "no-tray",
 )
 GOOD_FRACTION = 0.02
+SAFE_FRACTION = 0.05
 
 
 def corner_error(
@@ -70,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(
         f"{'condition':<10} {'set-ups':>7} {'refused':>7} {'median %':>8} {'max %':>7} "
-        f"{'within 2%':>9} {'ms/find':>7}"
+        f"{'within 2%':>9} {'within 5%':>9} {'ms/find':>7}"
     )
     misses: list[str] = []
     for condition in args.conditions:
@@ -78,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         refused = 0
         claimed = 0
         good = 0
+        safe = 0
         times: list[float] = []
         for seed in range(args.seed, args.seed + args.setups):
             shot = render(TrayScene.random(seed, condition, counts=Counts()), jpeg=True)
@@ -95,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             error = corner_error(corners, shot.tray_corners)
             errors.append(error)
+            if error <= SAFE_FRACTION:
+                safe += 1
             if error <= GOOD_FRACTION:
                 good += 1
             else:
@@ -103,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         if condition == "no-tray":
             print(
                 f"{condition:<10} {args.setups:>7} {'-':>7} {'-':>8} {'-':>7} "
-                f"{'claimed ' + str(claimed):>9} {median_ms:>7.1f}"
+                f"{'claimed ' + str(claimed):>9} {'-':>9} {median_ms:>7.1f}"
             )
             continue
         median = 100 * statistics.median(errors) if errors else float("nan")
@@ -111,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         share = 100.0 * good / args.setups
         print(
             f"{condition:<10} {args.setups:>7} {refused:>7} {median:>8.2f} {worst:>7.1f} "
-            f"{share:>8.0f}% {median_ms:>7.1f}"
+            f"{share:>8.0f}% {100.0 * safe / args.setups:>8.0f}% {median_ms:>7.1f}"
         )
         sys.stdout.flush()
     if misses:
