@@ -59,10 +59,12 @@ HARD_PAIRS = frozenset(
     )
 )
 HARD_PAIR_MARGIN = 4.0
+# Two cubes of one colour closer than this (cube sides) may be one cube found twice.
+CLOSE_PAIR = 0.8
 # A connected heap of this many cubes may hide one under the others.
 HEAP_CUBES = 5
 # Changed area (in cubes) that no found cube explains before the reading is unsure.
-UNEXPLAINED_CUBES = 0.45
+UNEXPLAINED_CUBES = 0.25
 # An unexplained region this big (cubes), or one reaching over the rim, is a hand.
 HAND_CUBES = 3.0
 # A region whose area holds this many more cubes than were found in it may hide some.
@@ -296,6 +298,12 @@ def _doubts(
             else:
                 reasons.append(f"a {colour} cube may be partly hidden or not a cube")
     reasons.extend(_area_check(cubes, seen.foreground, typical))
+    for number, first in enumerate(cubes):
+        for second in cubes[number + 1 :]:
+            apart = float(np.hypot(first.x - second.x, first.y - second.y)) / side
+            if first.colour == second.colour and apart < CLOSE_PAIR:
+                # Lying tops cannot be this close: one cube seen twice, or one leaning.
+                reasons.append(f"two {COLOURS[first.colour].value} cubes may be one")
     area = side * side
     left = (seen.foreground & ~covered.astype(np.bool_)).astype(np.uint8)
     n, regions, stats, _ = cv2.connectedComponentsWithStats(left, connectivity=8)
