@@ -148,23 +148,35 @@ def _move_on_unread_track(
     return steps, ap > steps, True, learned
 
 
+def _move_on_known_track(
+    steps: int | None,
+    ap: int,
+    position: int,
+    vps: Sequence[int],
+    colours: Sequence[Colour] | None,
+    what: str,
+) -> Reached:
+    """What a disc at `position` reaches on a track whose spaces' VP (and colours) the box knows."""
+    end = len(vps) - 1
+    moved, compensation = track_move(steps, ap, position, end, what)
+    passed = vps[position + 1 : position + moved + 1]
+    return Reached(
+        moved,
+        compensation,
+        sum(1 for vp in passed if vp > 0),
+        max(passed, default=0),
+        position + moved == end,
+        None if colours is None else colours[position + moved],
+    )
+
+
 def progress_move(state: GameState, player: Player, event: Progress, ap: int) -> Reached:
     """Brown (5.4): what moving `player`'s progress disc with `ap` AP reaches."""
     rule = "5.4 progress"
     position = player.progress
     track = state.box.progress_track
     if track is not None:
-        end = len(track) - 1
-        moved, compensation = track_move(event.steps, ap, position, end, "progress track")
-        passed = track[position + 1 : position + moved + 1]
-        reach = Reached(
-            moved,
-            compensation,
-            sum(1 for vp in passed if vp > 0),
-            max(passed, default=0),
-            position + moved == end,
-            None,
-        )
+        reach = _move_on_known_track(event.steps, ap, position, track, None, "progress track")
         _check_readings(
             rule,
             "progress_track",
@@ -225,16 +237,13 @@ def order_move(state: GameState, player: Player, event: AdvanceOrder, ap: int) -
     position = player.track
     track = state.box.special_track
     if track is not None:
-        end = len(track) - 1
-        moved, compensation = track_move(event.steps, ap, position, end, "special action track")
-        passed = track[position + 1 : position + moved + 1]
-        reach = Reached(
-            moved,
-            compensation,
-            sum(1 for space in passed if space.vp > 0),
-            max((space.vp for space in passed), default=0),
-            position + moved == end,
-            track[position + moved].colour,
+        reach = _move_on_known_track(
+            event.steps,
+            ap,
+            position,
+            [space.vp for space in track],
+            [space.colour for space in track],
+            "special action track",
         )
         _check_readings(
             rule,
