@@ -32,6 +32,8 @@ COLOURISH_D2 = 16.0
 COLOURISH_SHARE = 0.35
 # Label of dark patches set aside as shadow with nothing beside them to cast it.
 DARK = UNKNOWN + 1
+# A patch of one clear colour, this share of a cube, outvoted by its neighbours' colour.
+OUTVOTED_CUBES = 0.08
 # An unexplained region of this many cubes' area, or reaching over the rim, is a hand.
 HAND_CUBES = 3.0
 
@@ -117,21 +119,64 @@ def analyse(comparison: Comparison, profile: Profile, debug: DebugSink = no_debu
     window = max(3, round(profile.cube_side * 0.5))
     labels = vote(raw, mask, window)
     debug("labels", ((labels.astype(np.int16) + 1) * 28).astype(np.uint8))
+    hidden = _outvoted(raw, labels, profile)
     dark = (
         [_dark_patch(lone, profile)]
         if lone.sum() >= LONE_SHADOW_CUBES * profile.cube_side**2
         else []
     )
-    return dark + find_blobs(
-        labels,
-        comparison.lab,
-        comparison.shadow_like,
-        prepared.reference.inside,
-        prepared.means,
-        prepared.inverses,
-        prepared.areas,
-        prepared.reference.lab,
+    return (
+        hidden
+        + dark
+        + find_blobs(
+            labels,
+            comparison.lab,
+            comparison.shadow_like,
+            prepared.reference.inside,
+            prepared.means,
+            prepared.inverses,
+            prepared.areas,
+            prepared.reference.lab,
+        )
     )
+
+
+def _outvoted(raw: NDArray[np.int8], voted: NDArray[np.int8], profile: Profile) -> list[Blob]:
+    """Doubts for patches of one clear colour that the neighbours' vote gave another colour.
+
+    The vote cleans cube edges, but it also swallows a cube that peeks out from under
+    another (a red sliver beside a brown cube lying on it): such a patch, wider than an edge
+    fringe, makes the reading unsure. Counted as nothing, reported as a hidden cube.
+    """
+    found: list[Blob] = []
+    kernel = np.ones((2, 2), np.uint8)
+    smallest = OUTVOTED_CUBES * profile.cube_side**2
+    for index in range(len(COLOURS)):
+        lost = ((raw == index) & (voted != index) & (voted >= 0)).astype(np.uint8)
+        if lost.sum() < smallest:
+            continue
+        # An edge fringe is a line one pixel wide: a 2 x 2 opening removes it, a sliver stays.
+        lost = cv2.morphologyEx(lost, cv2.MORPH_OPEN, kernel)
+        n, _, stats, centroids = cv2.connectedComponentsWithStats(lost, connectivity=8)
+        for region in range(1, n):
+            area = float(stats[region, cv2.CC_STAT_AREA])
+            if area >= smallest:
+                centre = centroids[region : region + 1].astype(np.float64)
+                found.append(
+                    Blob(
+                        index,
+                        area,
+                        area / profile.cube_side**2,
+                        0,
+                        centre,
+                        0.0,
+                        1.0,
+                        index,
+                        0.0,
+                        False,
+                    )
+                )
+    return found
 
 
 def _dark_patch(lone: Mask, profile: Profile) -> Blob:

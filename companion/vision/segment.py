@@ -25,13 +25,13 @@ SHADOW_MAX_RATIO = 0.97
 # Largest chromaticity change (r, g, b shares) still called a shadow; room light is often bluer.
 SHADOW_MAX_CHROMA = 0.045
 SHADOW_DARK_CHROMA = 0.06
-# Tone correction: the exponents believed, and the share of pixel pairs fitted (the rest
-# are cubes, hands and shadows).
-TONE_SLOPES = (0.75, 1.35)
-TONE_KEEP = 0.6
-# The shoulder correction: bands of levels, and the residual (0..1) that still counts as tray.
-SHOULDER_BANDS = 12
-SHOULDER_TRAY = 0.08
+# Level mapping: levels are pooled in bins this wide; a bin needs this many tray pixels, and
+# its median may differ from the overall gain by at most this factor, to be believed.
+LEVEL_BIN = 4
+LEVEL_MIN_PIXELS = 12
+LEVEL_TRUST = 1.3
+# A pixel pair within this share of the overall gain in every channel is taken as tray.
+LEVEL_NEAR = 0.25
 # Pictures may be at most this many times noisier than the calibration pictures.
 NOISY_LIMIT = 2.5
 # A channel this bright (0..1) may be clipped by the camera.
@@ -178,58 +178,75 @@ def tone_tables(
 ) -> NDArray[np.uint8]:
     """Per-channel tables (256 x 1 x 3) mapping this picture's levels onto the empty tray's.
 
-    Cameras compress highlights and shadows, so an exposure change is not one factor for all
-    levels: each channel gets a power curve (factor and exponent) fitted to the pixel pairs
-    by trimmed least squares, so cubes (a minority of the pixels) cannot bend it.
+    Cameras bend an exposure change with their tone curve and clip highlights, so it is not
+    one factor for all levels. Each level of the picture is mapped to the median level the
+    same tray pixels have in the empty tray, and the mapping is made to rise monotonically
+    (weighted pool-adjacent-violators). Where the empty tray is clipped this maps a whole
+    range of levels to the clipped one, as it should: that detail was never seen. Levels with
+    little tray behind them (dark cubes live there), or whose tray pixels disagree with the
+    picture's overall gain, follow the gain instead, so cubes cannot bend the mapping.
     """
-    sample = (slice(None, None, 6), slice(None, None, 6))
-    pic = np.clip(raw[sample].reshape(-1, 3) / gains.astype(np.float32), 0.0, 1.0)
-    ref = reference.bgr[sample].reshape(-1, 3)
+    sample = (slice(None, None, 3), slice(None, None, 3))
+    inside = reference.inside[sample]
+    pic = np.clip(np.round(raw[sample][inside] * 255.0), 0, 255).astype(np.int32)
+    ref = reference.bgr[sample][inside].astype(np.float64) * 255.0
+    # Only pixel pairs near the overall gain in all three channels are surely tray: a cube
+    # differs from the floor beneath it in at least one channel by more than that.
+    near = np.all(np.abs((pic + 2.0) / (ref * gains + 2.0) - 1.0) < LEVEL_NEAR, axis=1)
+    if near.sum() >= 50:
+        pic, ref = pic[near], ref[near]
+    levels = np.arange(256, dtype=np.float64)
     tables = np.empty((256, 1, 3), np.uint8)
     for channel in range(3):
-        # The table is indexed by the raw level; the curve is fitted on gain-scaled levels.
-        levels = np.minimum(np.arange(256, dtype=np.float64) / 255.0 / gains[channel], 1.0)
-        x, y = pic[:, channel].astype(np.float64), ref[:, channel].astype(np.float64)
-        usable = (x > 0.04) & (y > 0.04) & (x < 0.99) & (y < 0.99)
-        lx, ly = np.log(x[usable]), np.log(y[usable])
-        keep = np.ones(len(lx), np.bool_)
-        slope, offset = 1.0, 0.0
-        for _ in range(3):
-            if keep.sum() < 50 or np.ptp(lx[keep]) < 0.3:
-                break
-            slope, offset = np.polyfit(lx[keep], ly[keep], 1)
-            slope = float(np.clip(slope, TONE_SLOPES[0], TONE_SLOPES[1]))
-            offset = float(np.median(ly[keep] - slope * lx[keep]))
-            residual = np.abs(ly - (offset + slope * lx))
-            keep = residual <= np.quantile(residual, TONE_KEEP)
-        curve = np.exp(offset) * np.power(np.maximum(levels, 1e-6), slope)
-        shoulder = _shoulder(x, y, np.exp(offset) * np.power(np.maximum(x, 1e-6), slope))
-        curve += np.interp(levels, np.arange(256) / 255.0, shoulder)
-        tables[:, 0, channel] = np.round(np.clip(curve, 0.0, 1.0) * 255.0).astype(np.uint8)
+        by_gain = np.minimum(levels / gains[channel], 255.0)
+        x, y = pic[:, channel], ref[:, channel]
+        order = np.argsort(x, kind="stable")
+        x, y = x[order], y[order]
+        bins = x // LEVEL_BIN
+        starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
+        ends = np.r_[starts[1:], len(x)]
+        centres, medians, weights = [], [], []
+        for first, last in zip(starts, ends, strict=True):
+            count = last - first
+            if count < LEVEL_MIN_PIXELS:
+                continue
+            centre = float(np.median(x[first:last]))
+            median = float(np.median(y[first:last]))
+            expected = centre / gains[channel]
+            # Tray pixels move with the light; a level far from that is mostly cubes.
+            if not expected / LEVEL_TRUST <= median + 4.0 <= expected * LEVEL_TRUST + 8.0:
+                continue
+            centres.append(centre)
+            medians.append(median)
+            weights.append(float(count))
+        if len(centres) < 2:
+            curve = by_gain
+        else:
+            fitted = _monotone(np.array(medians), np.array(weights))
+            curve = np.interp(levels, centres, fitted)
+            # Beyond the levels the tray shows, follow the gain from the nearest known level.
+            low, high = centres[0], centres[-1]
+            below = levels < low
+            curve[below] = fitted[0] * levels[below] / max(low, 1.0)
+            above = levels > high
+            curve[above] = fitted[-1] + (levels[above] - high) / gains[channel]
+        tables[:, 0, channel] = np.round(np.clip(curve, 0.0, 255.0)).astype(np.uint8)
     return tables
 
 
-def _shoulder(
-    x: NDArray[np.float64], y: NDArray[np.float64], fitted: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Per-level correction (256 values) of a fitted tone curve where the camera's highlight
-    and shadow shoulders bend away from it; only bands where most pixel pairs are the tray
-    (small residual) are corrected, so bands full of cubes are left alone."""
-    residual = y - fitted
-    band = np.minimum((x * SHOULDER_BANDS).astype(np.int32), SHOULDER_BANDS - 1)
-    offsets = np.zeros(SHOULDER_BANDS, np.float64)
-    # Highlights only: the shadows' toe is where dark cubes live, and they must stay dark.
-    for b in range(SHOULDER_BANDS // 2, SHOULDER_BANDS):
-        inside = residual[band == b]
-        if len(inside) < 20:
-            continue
-        tray = np.abs(inside) < SHOULDER_TRAY
-        if tray.mean() >= 0.5:
-            offsets[b] = float(np.median(inside[tray]))
-    smoothed = np.convolve(np.pad(offsets, 1, mode="edge"), [0.25, 0.5, 0.25], mode="valid")
-    smoothed[: SHOULDER_BANDS // 2] = 0.0
-    centres = (np.arange(SHOULDER_BANDS) + 0.5) / SHOULDER_BANDS
-    result: NDArray[np.float64] = np.interp(np.arange(256) / 255.0, centres, smoothed)
+def _monotone(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The non-decreasing sequence nearest to `values` in weighted least squares."""
+    blocks: list[list[float]] = []  # [mean, weight, length]
+    for value, weight in zip(values.tolist(), weights.tolist(), strict=True):
+        blocks.append([value, weight, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            mean2, weight2, length2 = blocks.pop()
+            mean1, weight1, length1 = blocks.pop()
+            total = weight1 + weight2
+            blocks.append([(mean1 * weight1 + mean2 * weight2) / total, total, length1 + length2])
+    result: NDArray[np.float64] = np.repeat(
+        [b[0] for b in blocks], [int(b[2]) for b in blocks]
+    ).astype(np.float64)
     return result
 
 
