@@ -16,8 +16,15 @@ from companion.vision.count import analyse
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, Mask
-from companion.vision.profile import ColourModel, Profile, encode_png
-from companion.vision.segment import Reference, compare
+from companion.vision.profile import (
+    ColourModel,
+    Profile,
+    ShadowModel,
+    encode_noise_map,
+    encode_png,
+)
+from companion.vision.segment import Comparison, Reference, compare
+from companion.vision.shadow import learn as learn_shadow
 from companion.vision.tray import TrayView, find_tray, view_for, whole_picture
 
 # The view is scaled so a cube's side spans about this many pixels: enough to tell shapes
@@ -28,6 +35,9 @@ MAX_VIEW = 900
 # Covariance floor added to every colour model (L, a, b variances): JPEG and noise differ
 # between shots, and a model learned from few pixels must not be over-sure.
 COVARIANCE_FLOOR = (6.0, 2.0, 2.0)
+# A changed pixel of a colour picture this far (squared Mahalanobis) from the picture's own
+# colour is not cube: it is the shadow the cubes cast, or an edge.
+NOT_THE_CUBE_D2 = 25.0
 
 
 @dataclass(frozen=True)
@@ -193,6 +203,7 @@ def _learn(
     first = Reference.prepare(empty_view, view.tray_mask(), TARGET_SIDE, unstable=unstable)
     found: dict[Colour, _Found] = {}
     labs: dict[Colour, NDArray[np.float32]] = {}
+    comparisons: dict[Colour, Comparison] = {}
     noise: list[float] = []
     all_areas: list[float] = []
     all_singles: list[float] = []
@@ -204,17 +215,25 @@ def _learn(
         regions = _regions(picture_view, first)
         found[colour] = regions
         labs[colour] = comparison.lab
+        comparisons[colour] = comparison
         debug(f"{colour.value}-regions", regions.mask)
         all_areas.extend(_plausible(regions.areas, minimum))
         all_singles.extend(_plausible(regions.singles, minimum))
     if not all_areas:
         raise CalibrationError("no cubes found in any colour picture; check the pictures")
+    # Each view pixel holds a cube in at most one or two of the seven pictures, so the median
+    # of its differences is what light, noise and JPEG do there with nothing on it.
+    middle = np.median(np.stack([c.difference for c in comparisons.values()]), axis=0)
+    local_noise = np.asarray(
+        cv2.dilate(middle.astype(np.float32), np.ones((3, 3), np.uint8)), np.float32
+    )
     typical = float(np.median(all_singles)) if len(all_singles) >= 3 else _cube_area(all_areas)
     side = float(np.sqrt(typical))
     models: dict[Colour, ColourModel] = {}
     for colour in COLOURS:
         models[colour] = _colour_model(colour, found[colour], labs[colour], typical, side)
     _check_distinct(models, found, labs, typical)
+    shadow = _shadow_model(models, comparisons, first.inside)
     provisional = Profile(
         picture_width=empty.shape[1],
         picture_height=empty.shape[0],
@@ -226,9 +245,35 @@ def _learn(
         noise=float(np.median(noise)),
         empty_view_png=encode_png(empty_view),
         unstable_png=encode_png(unstable.astype(np.uint8) * 255),
+        noise_map_png=encode_noise_map(local_noise),
         colours=models,
+        shadow=shadow,
     )
     return _measure_areas(provisional, per_colour)
+
+
+def _shadow_model(
+    models: Mapping[Colour, ColourModel], comparisons: Mapping[Colour, Comparison], inside: Mask
+) -> ShadowModel | None:
+    """The set-up's shadow, from what changed in each colour picture that is not that colour.
+
+    Each picture holds cubes of one known colour, so a changed pixel its model does not
+    explain is the shadow those cubes cast (or an edge, which the consensus leaves out).
+    """
+    candidates: list[NDArray[np.float32]] = []
+    for colour, comparison in comparisons.items():
+        model = models[colour]
+        changed = comparison.changed & inside
+        pixels = comparison.lab[changed]
+        if len(pixels) == 0:
+            continue
+        inverse = np.linalg.inv(np.array(model.covariance)).astype(np.float32)
+        d2 = distances2(pixels, np.array([model.mean], np.float32), inverse[None])[:, 0]
+        candidates.append(comparison.deficit[changed][d2 > NOT_THE_CUBE_D2])
+    line = learn_shadow(candidates)
+    if line is None:
+        return None
+    return ShadowModel(direction=line.direction, deepest=line.deepest, spread=line.spread)
 
 
 def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> Profile:

@@ -25,6 +25,8 @@ MIN_MATCHING = 0.55
 MIN_STRUCTURE = 0.3
 # Shadow-like pixels count as cube only when a colour model explains them this well.
 SHADOW_KEEP_D2 = 9.0
+# ... and only a colour at least this much darker (L) than the empty floor beneath.
+DARKER_THAN_FLOOR = 8.0
 # A shadow-like patch with no cube beside it, at least this many cubes' area, is reported.
 LONE_SHADOW_CUBES = 0.5
 # A patch beside a cube is suspicious when this share of it fits a cube colour this loosely.
@@ -59,8 +61,14 @@ def foreground(
     opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, kernel).astype(np.bool_)
     labels, d2 = classify(lab, opened, prepared.means, prepared.inverses)
     best = d2.min(axis=1) if len(d2) else np.zeros(0, np.float32)
+    # A shadow-like pixel may still be a dark cube on a floor of its own hue, but only a
+    # colour darker than the floor there can darken it: a white cube never looks like a
+    # shadow on a orange floor, however grey the room's light makes that shadow.
+    floor_lightness = prepared.reference.lab[:, :, 0][opened]
+    best_index = np.argmin(d2, axis=1) if len(d2) else np.zeros(0, np.int64)
+    darker_colour = prepared.means[best_index, 0] < floor_lightness - DARKER_THAN_FLOOR
     keep = np.zeros_like(opened)
-    keep[opened] = (~shadow_like[opened]) | (best <= SHADOW_KEEP_D2)
+    keep[opened] = (~shadow_like[opened]) | ((best <= SHADOW_KEEP_D2) & darker_colour)
     keep = cv2.morphologyEx(keep.astype(np.uint8), cv2.MORPH_OPEN, kernel).astype(np.bool_)
     labels[~keep] = -1
     colourish = np.zeros_like(opened)

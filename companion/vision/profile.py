@@ -20,9 +20,12 @@ from companion.core.cubes import COLOURS, Colour
 from companion.vision.errors import ProfileError
 from companion.vision.images import BGRImage
 from companion.vision.segment import Reference
+from companion.vision.shadow import ShadowLine
 from companion.vision.tray import Corners, TrayView
 
 PROFILE_VERSION = 1
+# Resolution of the noise map: steps per CIE76 unit (so up to 255 / 8 = 32 units).
+NOISE_MAP_STEPS = 8
 
 Triple = tuple[float, float, float]
 
@@ -38,6 +41,17 @@ class ColourModel(BaseModel):
     )
     cube_area: float = Field(gt=0, description="Visible area of one lying cube, view pixels.")
     cubes_seen: int = Field(ge=1, description="Cubes in the calibration picture of this colour.")
+
+
+class ShadowModel(BaseModel):
+    """What a shadow does to the tray here: in linear light, a shadowed pixel over the empty
+    tray is `1 - t * direction` per channel (B, G, R), t up to `deepest`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    direction: Triple = Field(description="Unit vector of the light a shadow takes away, B G R.")
+    deepest: float = Field(gt=0, description="Deepest shadow seen at calibration (length of t).")
+    spread: float = Field(ge=0, description="Angle (radians) of shadow pixels around direction.")
 
 
 class Profile(BaseModel):
@@ -66,7 +80,18 @@ class Profile(BaseModel):
         description="Pixels of the view that changed in most calibration pictures with no cube "
         "there (rim highlights, clipping): PNG mask in base64, ignored when counting.",
     )
+    noise_map_png: str = Field(
+        default="",
+        description="Per view pixel, the colour difference (CIE76) it shows between shots with "
+        "nothing on it (wall shade, print edges, dark noise): PNG in base64, "
+        f"{NOISE_MAP_STEPS} steps per unit. Empty string: none.",
+    )
     colours: dict[Colour, ColourModel] = Field(description="One model per cube colour, all seven.")
+    shadow: ShadowModel | None = Field(
+        default=None,
+        description="The set-up's shadow, learned from the calibration cubes' shadows; null when "
+        "they cast too little to learn from (a generic shadow test is used then).",
+    )
 
     _prepared: Prepared | None = PrivateAttr(default=None)
 
@@ -101,6 +126,17 @@ class Profile(BaseModel):
         if mask is None or mask.shape != (self.view_height, self.view_width):
             raise ProfileError("the profile's unstable-pixel mask is damaged; calibrate again")
         result: NDArray[np.bool_] = np.asarray(mask) > 0
+        return result
+
+    def noise_map(self) -> NDArray[np.float32] | None:
+        """The per-pixel noise map of the view (CIE76 units), or None when the profile has none."""
+        if not self.noise_map_png:
+            return None
+        data = base64.b64decode(self.noise_map_png)
+        steps = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+        if steps is None or steps.shape != (self.view_height, self.view_width):
+            raise ProfileError("the profile's noise map is damaged; calibrate again")
+        result: NDArray[np.float32] = np.asarray(steps, np.float32) / np.float32(NOISE_MAP_STEPS)
         return result
 
     def prepared(self) -> Prepared:
@@ -171,6 +207,12 @@ class Prepared:
             profile.cube_side,
             profile.noise,
             profile.unstable(),
+            profile.noise_map(),
+            None
+            if profile.shadow is None
+            else ShadowLine(
+                profile.shadow.direction, profile.shadow.deepest, profile.shadow.spread
+            ),
         )
         means = np.array([profile.colours[c].mean for c in COLOURS], np.float32)
         inverses = np.array(
@@ -178,6 +220,12 @@ class Prepared:
         )
         areas = np.array([profile.colours[c].cube_area for c in COLOURS], np.float64)
         return cls(reference, means, inverses, areas)
+
+
+def encode_noise_map(noise: NDArray[np.float32]) -> str:
+    """A per-pixel noise map (CIE76 units) as PNG in base64, NOISE_MAP_STEPS steps per unit."""
+    steps = np.clip(np.round(noise * NOISE_MAP_STEPS), 0, 255).astype(np.uint8)
+    return encode_png(steps)
 
 
 def encode_png(image: BGRImage) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.images import BGRImage, FloatImage, Mask
+from companion.vision.shadow import ShadowLine, darkening, linear
 
 # Below this colour difference (CIE76 units) a pixel is never foreground, whatever the noise.
 MIN_DIFFERENCE = 7.0
@@ -32,6 +33,8 @@ LEVEL_MIN_PIXELS = 12
 LEVEL_TRUST = 1.3
 # A pixel pair within this share of the overall gain in every channel is taken as tray.
 LEVEL_NEAR = 0.25
+# A pixel changed when it differs this many times more than it did between calibration shots.
+LOCAL_NOISE_FACTOR = 3.0
 # Pictures may be at most this many times noisier than the calibration pictures.
 NOISY_LIMIT = 2.5
 # A channel this bright (0..1) may be clipped by the camera.
@@ -107,6 +110,12 @@ class Reference:
     """Typical colour difference between two shots of this set-up (None while calibrating)."""
     unstable: Mask | None = None
     """Pixels that change between shots with nothing there (highlights on the rim, clipping)."""
+    shadow: ShadowLine | None = None
+    """This set-up's shadow (None while calibrating, or when calibration saw too little)."""
+    linear: FloatImage | None = None
+    """The blurred empty view in linear light."""
+    local_noise: FloatImage | None = None
+    """Per pixel, the colour difference seen between calibration shots with nothing there."""
 
     @classmethod
     def prepare(
@@ -116,6 +125,8 @@ class Reference:
         cube_side: float,
         noise: float | None = None,
         unstable: Mask | None = None,
+        local_noise: FloatImage | None = None,
+        shadow: ShadowLine | None = None,
     ) -> Reference:
         """Blur and convert the empty-tray view once."""
         blurred = smooth8(empty_view, cube_side)
@@ -126,7 +137,22 @@ class Reference:
         kernel = np.ones((3, 3), np.uint8)
         low = np.asarray(cv2.erode(lab, kernel), np.float32)
         high = np.asarray(cv2.dilate(lab, kernel), np.float32)
-        return cls(bgr, lab, brightness, share, inside, cube_side, peak, low, high, noise, unstable)
+        return cls(
+            bgr,
+            lab,
+            brightness,
+            share,
+            inside,
+            cube_side,
+            peak,
+            low,
+            high,
+            noise,
+            unstable,
+            shadow,
+            linear(blurred),
+            local_noise,
+        )
 
 
 @dataclass(frozen=True)
@@ -152,6 +178,8 @@ class Comparison:
     """Correlation of the picture's brightness pattern with the empty tray's (-1..1)."""
     threshold: float
     """The colour difference that counted as changed in this picture."""
+    deficit: FloatImage
+    """Per channel, the share of the empty tray's light missing here (linear light)."""
 
 
 def light_gains(bgr: FloatImage, reference: Reference) -> NDArray[np.float64]:
@@ -283,22 +311,44 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         & (channel_max(raw) >= CLIPPED)
         & (hue_shift <= SHADOW_MAX_CHROMA)
     )
-    changed = (difference > threshold) & ~clipped
+    if reference.local_noise is not None:
+        # Where shots differ anyway (wall shade, print edges, dark noise) a cube must stand
+        # out further than that.
+        changed = (
+            difference > np.maximum(threshold, LOCAL_NOISE_FACTOR * reference.local_noise)
+        ) & ~clipped
+    else:
+        changed = (difference > threshold) & ~clipped
     if reference.unstable is not None:
         changed &= ~reference.unstable
-    shadow_like = (
-        changed
-        & (ratio >= SHADOW_MIN_RATIO)
-        & (ratio <= SHADOW_MAX_RATIO)
-        # Deep shadows are lit by the room (often another colour than the lamp) and their
-        # few photons make the hue noisy: the darker, the more hue shift is allowed.
-        & (hue_shift <= SHADOW_MAX_CHROMA + SHADOW_DARK_CHROMA * (1.0 - ratio))
-    )
+    assert reference.linear is not None
+    deficit = darkening(mapped, reference.linear)
+    if reference.shadow is not None:
+        shadow_like = changed & (ratio >= SHADOW_MIN_RATIO) & reference.shadow.test(deficit)
+    else:
+        shadow_like = (
+            changed
+            & (ratio >= SHADOW_MIN_RATIO)
+            & (ratio <= SHADOW_MAX_RATIO)
+            # Deep shadows are lit by the room (often another colour than the lamp) and their
+            # few photons make the hue noisy: the darker, the more hue shift is allowed.
+            & (hue_shift <= SHADOW_MAX_CHROMA + SHADOW_DARK_CHROMA * (1.0 - ratio))
+        )
     matching = float(np.mean(difference[::2, ::2][inside[::2, ::2]] <= threshold))
     g = (float(gains[0]), float(gains[1]), float(gains[2]))
     structure = correlation(raw, reference.bgr)
     return Comparison(
-        bgr, lab, difference, changed, shadow_like, ratio, g, matching, structure, threshold
+        bgr,
+        lab,
+        difference,
+        changed,
+        shadow_like,
+        ratio,
+        g,
+        matching,
+        structure,
+        threshold,
+        deficit,
     )
 
 

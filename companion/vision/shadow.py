@@ -1,0 +1,126 @@
+"""What a shadow does to the tray in this set-up, learned at calibration.
+
+A cube hides part of the main light from the floor; what is left is the room's light. In
+linear light each channel of a shadowed pixel keeps the same share of its brightness whatever
+the floor's print beneath it: the picture over the empty tray, per channel, is
+`1 - t * direction`, with `t` from 0 (no shadow) up to the umbra (the main light fully hidden).
+The direction depends only on the colours of the main light and the room's light, so it is
+one vector per set-up, learned from the shadows the calibration cubes cast. A cube's own
+pixels fall on that line only by chance: their colour does not depend on the floor at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.images import BGRImage, FloatImage, Mask
+
+# Darkening (length of the 3-channel deficit) below which a pixel says nothing of a shadow:
+# its direction is noise.
+MIN_DARKENING = 0.12
+# A calibration pixel is a shadow candidate when its direction lies this close (radians)
+# to the candidates' consensus; the consensus is refined this many times.
+INLIER_ANGLE = 0.3
+ROUNDS = 4
+# Fewer candidate pixels than this and the set-up is left to the generic shadow test.
+MIN_PIXELS = 40
+# The angle allowed when counting: the learned spread, at least this, plus noise that
+# grows as the darkening shrinks (its direction is then less sure).
+MIN_SPREAD = 0.08
+NOISE_ANGLE = 0.03
+# A shadow may be this much deeper than the deepest seen at calibration.
+DEPTH_ALLOWANCE = 1.15
+
+
+def _srgb_to_linear_table() -> NDArray[np.float32]:
+    levels = np.arange(256, dtype=np.float64) / 255.0
+    linear = np.where(levels <= 0.04045, levels / 12.92, ((levels + 0.055) / 1.055) ** 2.4)
+    table: NDArray[np.float32] = linear.astype(np.float32)
+    return table
+
+
+_LINEAR = _srgb_to_linear_table()
+# Linear level of the darkest pixels, so a ratio against near-black stays finite.
+_FLOOR = np.float32(0.004)
+
+
+def linear(image: BGRImage) -> FloatImage:
+    """8-bit sRGB to linear light (0..1) per channel."""
+    result: FloatImage = _LINEAR[image]
+    return result
+
+
+def darkening(picture: BGRImage, empty: FloatImage) -> FloatImage:
+    """Per pixel and channel, how much of the empty tray's light is missing (1 - ratio in
+    linear light; negative where the picture is brighter). `empty` is the empty tray's
+    view in linear light, the same size."""
+    ratio = cv2.divide(linear(picture) + _FLOOR, empty + _FLOOR)
+    result: FloatImage = np.float32(1.0) - np.asarray(ratio, np.float32)
+    return result
+
+
+@dataclass(frozen=True)
+class ShadowLine:
+    """The learned shadow: `direction` (unit B, G, R deficit), the `deepest` deficit length
+    seen along it, and the `spread` (radians) of shadow pixels around it."""
+
+    direction: tuple[float, float, float]
+    deepest: float
+    spread: float
+
+    def test(self, deficit: FloatImage) -> Mask:
+        """Pixels (H x W) whose darkening lies on this shadow line, up to its depth."""
+        direction = np.array(self.direction, np.float32)
+        along = deficit @ direction
+        length = np.sqrt(np.einsum("hwc,hwc->hw", deficit, deficit))
+        cosine = along / np.maximum(length, np.float32(1e-6))
+        allowed = np.float32(max(self.spread, MIN_SPREAD)) + np.float32(NOISE_ANGLE) / np.maximum(
+            length, np.float32(0.05)
+        )
+        on_line = cosine >= np.cos(np.minimum(allowed, np.float32(1.2)))
+        deep_enough = along >= np.float32(0.03)
+        shallow_enough = along <= np.float32(self.deepest * DEPTH_ALLOWANCE)
+        result: Mask = on_line & deep_enough & shallow_enough
+        return result
+
+
+def learn(deficits: list[NDArray[np.float32]]) -> ShadowLine | None:
+    """The shadow line from calibration pixels that changed but are not cube (N x 3 each):
+    the consensus direction of their darkening, how deep and how spread. None when too few
+    pixels agree (a set-up with hardly any shadow keeps the generic test)."""
+    if not deficits:
+        return None
+    pixels = np.concatenate(deficits).astype(np.float64)
+    length = np.linalg.norm(pixels, axis=1)
+    darker = np.all(pixels > -0.05, axis=1) & (length >= MIN_DARKENING) & (length < 1.6)
+    pixels, length = pixels[darker], length[darker]
+    if len(pixels) < MIN_PIXELS:
+        return None
+    units = pixels / length[:, None]
+    direction = np.median(units, axis=0)
+    direction /= np.linalg.norm(direction)
+    inliers = np.zeros(len(units), np.bool_)
+    angle = np.zeros(len(units))
+    for _ in range(ROUNDS):
+        angle = np.arccos(np.clip(units @ direction, -1.0, 1.0))
+        inliers = angle <= INLIER_ANGLE
+        if inliers.sum() < MIN_PIXELS:
+            return None
+        direction = units[inliers].mean(axis=0)
+        direction /= np.linalg.norm(direction)
+    # Most shadow pixels must agree, or the candidates were mostly something else.
+    if inliers.mean() < 0.4:
+        return None
+    along = pixels[inliers] @ direction
+    return ShadowLine(
+        direction=(float(direction[0]), float(direction[1]), float(direction[2])),
+        deepest=float(np.percentile(along, 98)),
+        spread=float(np.percentile(angle[inliers], 90)),
+    )
+
+
+__all__ = ["ShadowLine", "darkening", "learn", "linear"]
