@@ -84,8 +84,6 @@ _SHADOW_CHROMA = 0.02
 _SHADOW_DARKER = 0.85
 # An outline nested in another keeps at most this share of its area (else it is the same one).
 _NESTED = 0.97
-# The second, finer look at the tray takes in this share of its size on every side.
-_CROP_PAD = 0.2
 
 
 def _work_copy(empty: BGRImage) -> tuple[NDArray[np.float32], NDArray[np.float32], float]:
@@ -135,14 +133,19 @@ def _hough_lines(
     angle = np.arctan2(gy[strongest, ys, xs][pick], gx[strongest, ys, xs][pick])
     diagonal = int(np.ceil(np.hypot(height, width)))
     bins = 360 * _BINS_PER_DEG
-    accumulator = np.zeros((bins, 2 * diagonal + 1), np.int32)
+    width_rho = 2 * diagonal + 1
     base = np.rint(np.degrees(angle) * _BINS_PER_DEG).astype(np.int64)
     reach = _VOTE_SPREAD_DEG * _BINS_PER_DEG
+    cosines = np.cos(np.radians(np.arange(bins) / _BINS_PER_DEG))
+    sines = np.sin(np.radians(np.arange(bins) / _BINS_PER_DEG))
+    cells = []
     for spread in range(-reach, reach + 1):
         theta_bin = np.mod(base + spread, bins)
-        theta = np.radians(theta_bin / _BINS_PER_DEG)
-        rho = np.rint(xs * np.cos(theta) + ys * np.sin(theta)).astype(np.int64) + diagonal
-        np.add.at(accumulator, (theta_bin, rho), 1)
+        rho = np.rint(xs * cosines[theta_bin] + ys * sines[theta_bin]).astype(np.int64) + diagonal
+        cells.append(theta_bin * width_rho + rho)
+    # One bincount over all votes: far faster than accumulating them one by one.
+    accumulator = np.bincount(np.concatenate(cells), minlength=bins * width_rho)
+    accumulator = accumulator.reshape(bins, width_rho).astype(np.int32)
     votes_needed = max(20, int(0.15 * min(height, width)))
     # Peaks: the strongest cell in its neighbourhood (the vote spread x 11 pixels).
     dilated = cv2.dilate(accumulator.astype(np.float32), np.ones((2 * reach + 1, 5), np.uint8))
@@ -360,16 +363,16 @@ def find_tray(empty: BGRImage) -> Corners | None:
     """The tray floor's outline as a quadrilateral in the empty picture (picture pixels), or None
     when no outline is convincing.
 
-    Candidate sides are long straight edges (Hough lines); an outline is convincing when each of
-    its four sides shows a colour step of one sign along at least 96% of its length, it is
-    convex, no corner is sharper than 55 degrees, and it fills 4-97% of the picture. A tray
-    shows nested outlines (the rim's outer edge, the rim's inner edge, the floor meeting the
-    walls); the floor's is the innermost of those nested inside the largest convincing outline
-    that keeps at least 35% of its area and has no side that looks like a shadow's edge, and it
-    is the one returned (see the module's docstring for why the floor). None when no outline
-    lies nested in another (a box or a sheet of paper shows one outline; a tray shows its rim
-    around its floor), when the tray is cut by the picture's edge, or when nothing is found.
-    A second look at a crop around the found floor, at a finer scale, refines the corners.
+    First a coarse look: candidate sides are long straight edges (Hough lines); an outline is
+    convincing when each of its four sides shows a colour step of one sign along at least 96%
+    of its length, it is convex, no corner is sharper than 55 degrees, and it fills 4-97% of
+    the picture. None when no outline lies nested in the largest (a box or a sheet of paper
+    shows one outline; a tray shows its rim around its floor), when the tray is cut by the
+    picture's edge, or when nothing is found. Then a sharper look in a top-down view of the
+    largest outline picks the rim's inner edge and the floor's edge on each side (see
+    _rim_and_floor): the floor is the rim's rectangle scaled about the point below the camera,
+    which tells the floor/wall crease from the edge of the rim's shadow on the floor. When that
+    look finds nothing, the innermost nested outline without a shadow-like side is returned.
     """
     corners, bgr, scale = _outlines(empty)
     if len(corners) == 0:
@@ -377,32 +380,10 @@ def find_tray(empty: BGRImage) -> Corners | None:
     found = _floor_outline(corners, bgr)
     if found is None:
         return None
-    floor = found / scale
-    # A second look at the tray alone, at a finer scale: a small tray's rim, wall and floor
-    # edges lie a pixel or two apart in the first, whole-picture look.
-    height, width = empty.shape[:2]
-    low = floor.min(axis=0)
-    high = floor.max(axis=0)
-    pad = _CROP_PAD * (high - low)
-    x0, y0 = (max(0, int(v)) for v in low - pad)
-    x1, y1 = int(min(width, high[0] + pad[0] + 1)), int(min(height, high[1] + pad[1] + 1))
-    crop = np.ascontiguousarray(empty[y0:y1, x0:x1])
-    finer, crop_bgr, crop_scale = _outlines(crop)
-    second = _floor_outline(finer, crop_bgr) if len(finer) > 0 else None
-    if second is not None and crop_scale > 1.2 * scale:
-        refined = second / crop_scale + np.array([x0, y0])
-        # Only a refinement: the second look must find the same floor, a little more exactly.
-        size = float(np.mean(np.linalg.norm(floor - np.roll(floor, -1, axis=0), axis=1)))
-        if float(np.max(np.linalg.norm(refined - _matched(refined, floor), axis=1))) < 0.05 * size:
-            floor = refined
+    outer = corners[int(np.argmax(_areas(corners)))] / scale
+    sharper = _floor_in_view(empty, outer)
+    floor = found / scale if sharper is None else sharper
     return order_corners(floor.astype(np.float32))
-
-
-def _matched(points: NDArray[np.float64], reference: NDArray[np.float64]) -> NDArray[np.float64]:
-    """`reference` (4 x 2) turned cyclically (either way round) to best match `points` (4 x 2)."""
-    options = [np.roll(reference, k, axis=0) for k in range(4)]
-    options += [np.roll(reference[::-1], k, axis=0) for k in range(4)]
-    return min(options, key=lambda option: float(np.sum((option - points) ** 2)))
 
 
 def _floor_outline(
@@ -460,6 +441,386 @@ def _shadow_edge(bgr: NDArray[np.float32], quad: NDArray[np.float64], side: int)
         return False
     chroma_gap = float(np.abs(inner / inner_sum - outer / outer_sum).max())
     return chroma_gap < _SHADOW_CHROMA
+
+
+# --- The floor inside the rim: a second, sharper look in a top-down view of the outer outline.
+#
+# The rim's inner edge and the floor's edge are the same rectangle at two heights (the inner
+# walls are vertical). Seen through any camera, the picture of the lower one is the upper one
+# scaled about the point straight below the camera (a planar homology whose axis, the horizon,
+# goes to infinity once the rim's plane is viewed from above). So in a view that shows the rim
+# as an axis-aligned rectangle, the floor is an axis-aligned rectangle of the SAME proportions,
+# each side some way in from the rim's: the wall seen at a slant (nothing where the wall faces
+# the camera edge-on, or is seen from behind and hides the floor's edge). A shadow the rim casts
+# on the floor is the floor's rectangle shifted towards the lamp on at most two sides, so it
+# keeps those proportions only by chance, and across it the floor's colour darkens in every
+# channel alike; across the floor/wall crease colour and shading step independently.
+
+# A side of the outline that is off is looked for this many view pixels in from where it was.
+_OUTER_REACH = 12
+# A side of the outline is where it should be when an edge shows within this many view pixels.
+_OUTER_NEAR = 5.0
+# The view's longer side, in pixels: a floor edge is placed to about a pixel, 0.25% of it.
+_VIEW_SIDE = 400
+# The rim and the floor's edges lie within this share of the view's side from the outline.
+_BAND_SHARE = 0.35
+# An edge is a step in the median colour along the whole line of at least this (Lab units
+# per pixel): a long straight edge, where print, grain or dots average out.
+_PEAK_STEP = 1.0
+# Edges kept per side, strongest first.
+_PEAKS_PER_SIDE = 6
+# The floor's width and height, over the rim's, agree to this much (corners found to a pixel
+# or two in a 400-pixel view, and lens distortion bends the sides a little).
+_SCALE_TOLERANCE = 0.015
+# The rim's top, just outside its inner edge, is one material under one light on all four
+# sides: its colours differ by at most this (Lab units), and each unit counts against a choice.
+_RIM_SPREAD = 15.0
+# A floor edge hidden behind the rim (wall seen from behind) or too close to the rim's edge to
+# be told from it lies at most this share of the view outside the rim's edge, or 5 pixels in.
+_HIDDEN_OUT = 0.04
+_HIDDEN_IN_PX = 5.0
+# A shadow's edge: every channel darker outside (towards the wall) by a similar factor.
+_SHADOW_RATIO = 0.8
+_SHADOW_SPREAD = 2.2
+# How much a shadow-like edge, an edge skipped between the rim and the floor (a wall has none
+# along its whole length) and a hidden floor edge count against a choice, in step units.
+_SHADOW_COST = 0.7
+_SKIPPED_COST = 0.5
+_HIDDEN_COST = 1.0
+
+
+@dataclass(frozen=True)
+class _Edge:
+    """A long edge parallel to one side of the view: `offset` in from that side (view pixels,
+    sub-pixel), `step` its median colour step (Lab units per pixel), `channel` the Lab channel
+    that steps most and `sign` its direction, and whether it looks like a shadow's edge."""
+
+    offset: float
+    step: float
+    channel: int
+    sign: float
+    shadow_like: bool
+
+
+def _top_down_view(
+    empty: BGRImage, outline: NDArray[np.float64]
+) -> tuple[NDArray[np.uint8], NDArray[np.float64]]:
+    """The picture warped so `outline` (4 x 2 picture pixels, any order) fills a view of about
+    _VIEW_SIDE pixels, and the homography (picture pixels to view pixels)."""
+    # Round the outline in the picture's clockwise order, from the corner nearest the top left:
+    # sorting by sums and differences (order_corners) mixes corners up near 45 degrees.
+    centre = outline.mean(axis=0)
+    turn = np.argsort(np.arctan2(outline[:, 1] - centre[1], outline[:, 0] - centre[0]))
+    quad = np.roll(outline[turn], -int(np.argmin(outline[turn].sum(axis=1))), axis=0)
+    across = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])
+    down = np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])
+    if across >= down:
+        width, height = _VIEW_SIDE, max(16, round(_VIEW_SIDE * down / across))
+    else:
+        width, height = max(16, round(_VIEW_SIDE * across / down)), _VIEW_SIDE
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    matrix = np.asarray(cv2.getPerspectiveTransform(quad.astype(np.float32), target), np.float64)
+    source = empty
+    shrink = max(across, down) / 2.0 / _VIEW_SIDE
+    if shrink > 1.3:
+        # Bilinear sampling of a picture shrunk that much aliases its noise: blur it first.
+        source = np.asarray(cv2.GaussianBlur(empty, (0, 0), float(0.5 * shrink)), np.uint8)
+    view = cv2.warpPerspective(
+        source, matrix, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return np.asarray(view, np.uint8), matrix
+
+
+def _sides_of(array: NDArray[np.float32], side: int) -> NDArray[np.float32]:
+    """`array` (H x W x ...) turned so that the first axis runs inward from `side` (0 left,
+    1 top, 2 right, 3 bottom) and the second along it."""
+    if side == 0:
+        return np.swapaxes(array, 0, 1)
+    if side == 1:
+        return array
+    if side == 2:
+        return np.swapaxes(array, 0, 1)[::-1]
+    return array[::-1]
+
+
+def _view_edges(
+    view: NDArray[np.uint8],
+) -> tuple[list[list[_Edge]], list[NDArray[np.float32]], list[NDArray[np.float32]]]:
+    """Per side of the view (left, top, right, bottom): the long edges parallel to it within
+    _BAND_SHARE of it, the median Lab colour at every offset in from it (N x 3), and the
+    inward colour change per Lab channel at every pixel, turned as `_sides_of` turns it."""
+    smooth = cv2.GaussianBlur(view, (0, 0), 1.0).astype(np.float32)
+    lab = np.asarray(cv2.cvtColor(smooth / 255.0, cv2.COLOR_BGR2Lab), np.float32)
+    linear = np.asarray((smooth / 255.0) ** 2.2, np.float32)
+    gx = np.stack([cv2.Sobel(c, cv2.CV_32F, 1, 0, ksize=3) / 8.0 for c in cv2.split(lab)], -1)
+    gy = np.stack([cv2.Sobel(c, cv2.CV_32F, 0, 1, ksize=3) / 8.0 for c in cv2.split(lab)], -1)
+    edges: list[list[_Edge]] = []
+    colours: list[NDArray[np.float32]] = []
+    steps: list[NDArray[np.float32]] = []
+    for side in range(4):
+        inward = (gx, gy, -gx, -gy)[side]
+        turned = np.ascontiguousarray(_sides_of(inward, side))
+        length = turned.shape[1]
+        # The middle 80% of each line: the corners blur into the neighbouring side.
+        lo, hi = int(0.1 * length), int(0.9 * length)
+        median = np.median(turned[:, lo:hi], axis=1)
+        strength = np.abs(median).max(axis=1)
+        colour = np.median(_sides_of(lab, side)[:, lo:hi], axis=1).astype(np.float32)
+        light = np.median(_sides_of(linear, side)[:, lo:hi], axis=1)
+        depth = int(_BAND_SHARE * turned.shape[0])
+        edges.append(_peaks(strength, median, light, depth))
+        colours.append(colour)
+        steps.append(turned)
+    return edges, colours, steps
+
+
+def _peaks(
+    strength: NDArray[np.float32],
+    median: NDArray[np.float32],
+    light: NDArray[np.float32],
+    depth: int,
+) -> list[_Edge]:
+    """The strongest local maxima of `strength` (per offset) before `depth`, as edges."""
+    inner = strength[1 : depth - 1]
+    is_peak = (inner >= strength[: depth - 2]) & (inner > strength[2:depth]) & (inner >= _PEAK_STEP)
+    found = np.flatnonzero(is_peak) + 1
+    found = found[np.argsort(-strength[found], kind="stable")][:_PEAKS_PER_SIDE]
+    edges = []
+    for index in sorted(int(i) for i in found):
+        before, at, after = (float(v) for v in strength[index - 1 : index + 2])
+        curve = before - 2 * at + after
+        offset = index + (0.5 * (before - after) / curve if curve < 0 else 0.0)
+        channel = int(np.argmax(np.abs(median[index])))
+        outside = light[max(0, index - 6) : max(1, index - 3)].mean(axis=0)
+        inside = light[index + 4 : index + 7].mean(axis=0) if index + 7 <= len(light) else outside
+        ratio = outside / np.maximum(inside, 1e-4)
+        shadow_like = bool(
+            np.all(ratio < _SHADOW_RATIO)
+            and float(ratio.max()) < _SHADOW_SPREAD * max(float(ratio.min()), 1e-3)
+        )
+        edges.append(
+            _Edge(offset, at, channel, float(np.sign(median[index, channel])), shadow_like)
+        )
+    return edges
+
+
+_Choice = tuple[_Edge, "_Edge | None", float, NDArray[np.float32]]
+"""One side's choice: the rim's edge, the floor's (None: hidden), the floor's gain, the rim's
+colour."""
+
+
+def _rim_and_floor(
+    edges: list[list[_Edge]], colours: list[NDArray[np.float32]], size: tuple[int, int]
+) -> tuple[list[_Edge], list[float], list[_Edge | None], float] | None:
+    """The rim's inner edge and the floor's edge on each side (left, top, right, bottom) that
+    best explain the view: strong edges, the rim's top one colour all round, the floor's
+    rectangle in the rim's proportions, no shadow's edge, no edge left unexplained between
+    rim and floor. Returns the rim's edges, the floor's offsets (view pixels in from each
+    side), the floor's edges (None where hidden) and the choice's score (step units), or None
+    when nothing fits."""
+    width, height = size
+    options: list[list[_Choice]] = []
+    for side in range(4):
+        choices: list[_Choice] = []
+        for rim in edges[side]:
+            start = max(0, round(rim.offset - 3))
+            rim_colour = colours[side][start : max(start + 1, round(rim.offset - 1))].mean(axis=0)
+            choices.append((rim, None, -_HIDDEN_COST, rim_colour))
+            for floor in edges[side]:
+                if floor.offset <= rim.offset + 2:
+                    continue
+                skipped = sum(
+                    e.step for e in edges[side] if rim.offset + 2.5 < e.offset < floor.offset - 2.5
+                )
+                gain = floor.step * (1 - _SHADOW_COST * floor.shadow_like) - _SKIPPED_COST * skipped
+                choices.append((rim, floor, gain, rim_colour))
+        if not choices:
+            return None
+        options.append(choices)
+    index = np.meshgrid(*[np.arange(len(o)) for o in options], indexing="ij")
+    flat = [i.ravel() for i in index]
+    rim_at = [np.array([c[0].offset for c in o])[f] for o, f in zip(options, flat, strict=True)]
+    floor_at = [
+        np.array([np.nan if c[1] is None else c[1].offset for c in o])[f]
+        for o, f in zip(options, flat, strict=True)
+    ]
+    score = sum(
+        np.array([c[0].step + c[2] for c in o])[f] for o, f in zip(options, flat, strict=True)
+    )
+    rim_colours = np.stack(
+        [np.stack([c[3] for c in o])[f] for o, f in zip(options, flat, strict=True)]
+    )
+    spread = np.abs(rim_colours - np.median(rim_colours, axis=0)[None]).max(axis=(0, 2))
+    hidden = [np.isnan(f) for f in floor_at]
+    rim_w = width - rim_at[0] - rim_at[2]
+    rim_h = height - rim_at[1] - rim_at[3]
+    scale_x = (width - floor_at[0] - floor_at[2]) / rim_w
+    scale_y = (height - floor_at[1] - floor_at[3]) / rim_h
+    x_hidden, y_hidden = hidden[0] | hidden[2], hidden[1] | hidden[3]
+    # A hidden side takes its scale from the other pair of sides; at most one side per pair.
+    scale = np.where(x_hidden, scale_y, np.where(y_hidden, scale_x, 0.5 * (scale_x + scale_y)))
+    mismatch = np.where(x_hidden | y_hidden, 0.0, np.abs(scale_x - scale_y))
+    ok = ~(x_hidden & y_hidden) & ~(hidden[0] & hidden[2]) & ~(hidden[1] & hidden[3])
+    fills = [
+        np.where(hidden[0], width - floor_at[2] - scale * rim_w, floor_at[0]),
+        np.where(hidden[1], height - floor_at[3] - scale * rim_h, floor_at[1]),
+        np.where(hidden[2], width - floor_at[0] - scale * rim_w, floor_at[2]),
+        np.where(hidden[3], height - floor_at[1] - scale * rim_h, floor_at[3]),
+    ]
+    reach = _HIDDEN_OUT * max(width, height)
+    for side in range(4):
+        near = (fills[side] <= rim_at[side] + _HIDDEN_IN_PX) & (fills[side] >= rim_at[side] - reach)
+        ok &= ~hidden[side] | near
+    ok &= (scale > 0.6) & (scale < 1.0) & (mismatch <= _SCALE_TOLERANCE) & (spread <= _RIM_SPREAD)
+    total = np.where(ok, score - spread - 200.0 * mismatch, -np.inf)
+    if not np.isfinite(total).any():
+        return None
+    best = int(np.argmax(total))
+    chosen = [options[side][int(flat[side][best])] for side in range(4)]
+    return (
+        [c[0] for c in chosen],
+        [float(fills[side][best]) for side in range(4)],
+        [c[1] for c in chosen],
+        float(total[best]),
+    )
+
+
+def _fitted_line(
+    steps: NDArray[np.float32], edge: _Edge, shift: float
+) -> tuple[float, float] | None:
+    """The edge as a line offset = a + b * t (t: pixels along the side), fitted to where its
+    step peaks on every line across the middle 80%, moved `shift` pixels inward."""
+    depth, length = steps.shape[:2]
+    centre = round(edge.offset)
+    lo, hi = max(1, centre - 3), min(depth - 2, centre + 4)
+    if hi - lo < 3:
+        return None
+    along = np.arange(int(0.1 * length), int(0.9 * length))
+    values = edge.sign * steps[lo - 1 : hi + 1, along, edge.channel]
+    best = np.argmax(values[1:-1], axis=0) + 1
+    cols = np.arange(len(along))
+    before, at, after = values[best - 1, cols], values[best, cols], values[best + 1, cols]
+    curve = before - 2 * at + after
+    sub = np.where(curve < 0, 0.5 * (before - after) / np.where(curve < 0, curve, -1.0), 0.0)
+    offsets = lo - 1 + best + sub
+    usable = at >= 0.5 * edge.step
+    if usable.sum() < 0.3 * len(along):
+        return None
+    t, y = along[usable].astype(np.float64), offsets[usable].astype(np.float64)
+    for _ in range(2):
+        slope, intercept = np.polyfit(t, y, 1)
+        keep = np.abs(y - (intercept + slope * t)) <= 1.5
+        if keep.sum() < 10:
+            break
+        t, y = t[keep], y[keep]
+    slope, intercept = np.polyfit(t, y, 1)
+    return float(intercept + shift), float(slope)
+
+
+def _fitted_outer(steps: NDArray[np.float32], reach: int) -> tuple[float, float] | None:
+    """The outline's own edge on one side (steps turned as `_sides_of` turns them), as a line
+    offset = a + b * t: where the colour steps most within `reach` pixels of the side, on every
+    line across the middle 80%, fitted robustly; the side itself (0, 0) when `reach` is 0.
+    None when too few lines show it."""
+    if reach == 0:
+        return 0.0, 0.0
+    length = steps.shape[1]
+    along = np.arange(int(0.1 * length), int(0.9 * length))
+    strength = np.abs(steps[:reach, along]).max(axis=2)
+    best = np.argmax(strength, axis=0)
+    usable = strength[best, np.arange(len(along))] >= 2 * _PEAK_STEP
+    if usable.sum() < 0.5 * len(along):
+        return None
+    t, y = along[usable].astype(np.float64), best[usable].astype(np.float64)
+    for _ in range(3):
+        slope, intercept = np.polyfit(t, y, 1)
+        keep = np.abs(y - (intercept + slope * t)) <= 1.5
+        if keep.sum() < 0.3 * len(along):
+            return None
+        t, y = t[keep], y[keep]
+    slope, intercept = np.polyfit(t, y, 1)
+    return float(intercept), float(slope)
+
+
+def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """The floor's corners (4 x 2 picture pixels) found inside `outline` (the tray's outer
+    outline, picture pixels), or None when no rim and floor fit (see _rim_and_floor)."""
+    first = _look(empty, outline)
+    if first is None:
+        return None
+    view_size, matrix, edges, steps, found = first
+    # The coarse outline may be a few pixels off at a corner, which tilts its sides in the view
+    # and smears the median steps along them. Where a side's own edge does not show near it,
+    # straighten that side on the strongest edge further in and look again; the look whose
+    # rim and floor explain the edges better wins.
+    lost = [not any(e.offset < _OUTER_NEAR for e in edges[side]) for side in range(4)]
+    outer = [_fitted_outer(steps[side], _OUTER_REACH if lost[side] else 0) for side in range(4)]
+    if any(lost) and all(line is not None for line in outer):
+        lines = [line for line in outer if line is not None]
+        width, height = view_size
+        corners = np.array([_view_corner(lines, width, height, k) for k in range(4)], np.float64)
+        back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
+        second = _look(empty, np.asarray(back, np.float64).reshape(4, 2))
+        if second is not None and (
+            found is None or (second[4] is not None and second[4][3] > found[3])
+        ):
+            view_size, matrix, edges, steps, found = second
+    if found is None:
+        return None
+    rims, offsets, floors, _ = found
+    width, height = view_size
+    lines = []
+    for side in range(4):
+        floor = floors[side]
+        edge = rims[side] if floor is None else floor
+        fitted = _fitted_line(steps[side], edge, offsets[side] - edge.offset)
+        lines.append((offsets[side], 0.0) if fitted is None else fitted)
+    corners = np.array([_view_corner(lines, width, height, k) for k in range(4)], np.float64)
+    back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
+    return np.asarray(back, np.float64).reshape(4, 2)
+
+
+_Found = tuple[list[_Edge], list[float], list["_Edge | None"], float]
+
+
+def _look(
+    empty: BGRImage, outline: NDArray[np.float64]
+) -> (
+    tuple[
+        tuple[int, int],
+        NDArray[np.float64],
+        list[list[_Edge]],
+        list[NDArray[np.float32]],
+        _Found | None,
+    ]
+    | None
+):
+    """One look through the top-down view of `outline`: the view's size, its homography, the
+    edges and steps per side (see _view_edges) and the rim and floor chosen (or None)."""
+    view, matrix = _top_down_view(empty, outline)
+    height, width = view.shape[:2]
+    edges, colours, steps = _view_edges(view)
+    found = _rim_and_floor(edges, colours, (width - 1, height - 1))
+    return (width, height), matrix, edges, steps, found
+
+
+def _view_corner(lines: list[tuple[float, float]], width: int, height: int, k: int) -> list[float]:
+    """Corner k (top-left, top-right, bottom-right, bottom-left) of the floor in the view, where
+    its two sides' lines cross. Side lines are offset = a + b * t in from their side's outermost
+    pixel row, t running down or right as `_sides_of` turns them: left x = a + b y, top
+    y = a + b x, right x = width - 1 - (a + b y), bottom y = height - 1 - (a + b x)."""
+    (la, lb), (ta, tb), (ra, rb), (ba, bb) = lines
+    # Each side as x = p + q y (left/right) or y = p + q x (top/bottom) in view pixels.
+    left = (la, lb)
+    right = (width - 1 - ra, -rb)
+    top = (ta, tb)
+    bottom = (height - 1 - ba, -bb)
+    vertical = left if k in (0, 3) else right
+    horizontal = top if k in (0, 1) else bottom
+    # x = pv + qv y, y = ph + qh x  =>  x = pv + qv (ph + qh x).
+    x = (vertical[0] + vertical[1] * horizontal[0]) / (1.0 - vertical[1] * horizontal[1])
+    y = horizontal[0] + horizontal[1] * x
+    return [float(x), float(y)]
 
 
 @dataclass(frozen=True)
