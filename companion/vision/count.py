@@ -36,6 +36,10 @@ COLOURISH_SHARE = 0.35
 DARK = UNKNOWN + 1
 # A patch of one clear colour, this share of a cube, outvoted by its neighbours' colour.
 OUTVOTED_CUBES = 0.08
+# A change at the view's edge counts when it exceeds the calibration shots' differences there
+# this many times and covers this share of a cube's side along the edge ring.
+EDGE_NOISE_FACTOR = 3.0
+EDGE_CUBES = 0.5
 # An unexplained region of this many cubes' area, or reaching over the rim, is a hand.
 HAND_CUBES = 3.0
 
@@ -224,6 +228,10 @@ def read_tray(
     gains = comparison.gains
     if max(gains) > 2.5 or min(gains) < 0.4:
         reasons.append("the light differs a lot from calibration; calibrate again")
+    if _change_at_view_edge(comparison, profile):
+        reasons.append(
+            "something lies at the edge of the tray's view: a cube on the rim or beyond it"
+        )
     blobs = analyse(comparison, profile, debug)
     cubes = _sightings(blobs, profile)
     counts = Counts.of({colour: sum(1 for c in cubes if c.colour == colour) for colour in COLOURS})
@@ -237,6 +245,25 @@ def read_tray(
     reasons = _unique(reasons)
     picture = _annotated(image, cubes, profile, confident, reasons) if annotate else None
     return TrayReading(counts, cubes, confidence, confident, reasons, picture)
+
+
+def _change_at_view_edge(comparison: Comparison, profile: Profile) -> bool:
+    """Whether a cube-sized change touches the view's outer edge.
+
+    The view keeps a margin around the floor for cubes against the walls; something that
+    reaches its very edge may lie partly outside what is counted (a cube on the rim, or a
+    tray outline found too small). The rim flickers between shots, so this asks for a change
+    well above what calibration saw there, unstable pixels included.
+    """
+    reference = profile.prepared().reference
+    limit = np.float32(max(comparison.threshold, 0.0))
+    if reference.local_noise is not None:
+        limit = np.maximum(limit, EDGE_NOISE_FACTOR * reference.local_noise)
+    strong = (comparison.difference > limit) & ~comparison.shadow_like
+    width = max(2, round(profile.cube_side * 0.3))
+    ring = np.ones_like(strong)
+    ring[width:-width, width:-width] = False
+    return float((strong & ring).sum()) >= EDGE_CUBES * profile.cube_side * width
 
 
 def _sightings(blobs: list[Blob], profile: Profile) -> list[CubeSighting]:

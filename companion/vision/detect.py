@@ -69,6 +69,9 @@ UNEXPLAINED_CUBES = 0.25
 HAND_CUBES = 3.0
 # A region whose area holds this many more cubes than were found in it may hide some.
 EXTRA_AREA_CUBES = 0.5
+# A patch of one colour's evidence holding this many cubes' worth more than were found in it
+# may hide a cube.
+LEFT_OVER_CUBES = 0.5
 # Half the side (cube sides) of the square a found cube explains.
 REACH = 0.6
 
@@ -277,11 +280,16 @@ def find_cubes(comparison: Comparison, profile: Profile) -> Detection:
             margin = 0.0
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
     typical = side * side
-    return Detection(cubes, _doubts(cubes, seen, side, typical, inside))
+    return Detection(cubes, _doubts(cubes, seen, side, typical, inside, prepared.areas))
 
 
 def _doubts(
-    cubes: list[Found], seen: Evidence, side: float, typical: float, inside: Mask
+    cubes: list[Found],
+    seen: Evidence,
+    side: float,
+    typical: float,
+    inside: Mask,
+    areas: NDArray[np.float64],
 ) -> list[str]:
     """Why the cubes found may not be the whole truth, in words a player understands."""
     reasons: list[str] = []
@@ -298,6 +306,7 @@ def _doubts(
             else:
                 reasons.append(f"a {colour} cube may be partly hidden or not a cube")
     reasons.extend(_area_check(cubes, seen.foreground, typical))
+    reasons.extend(_left_over(cubes, seen.maps, areas))
     for number, first in enumerate(cubes):
         for second in cubes[number + 1 :]:
             apart = float(np.hypot(first.x - second.x, first.y - second.y)) / side
@@ -331,6 +340,33 @@ def _doubts(
         if number > CUBES_PER_COLOUR:
             reasons.append(f"more than {CUBES_PER_COLOUR} {colour.value} cubes counted")
     return list(dict.fromkeys(reasons))
+
+
+def _left_over(
+    cubes: list[Found], maps: NDArray[np.float32], areas: NDArray[np.float64]
+) -> list[str]:
+    """Doubts where one colour's evidence holds clearly more cubes than were found of it.
+
+    Two cubes of a colour leaning together give one peak, and a cube lying on another of
+    another colour hides all of it but a sliver: either way the colour's evidence in that
+    patch adds up to more than the cubes found there (each worth its colour's `areas` entry,
+    the area a lying cube showed at calibration).
+    """
+    reasons: list[str] = []
+    for index, plane in enumerate(maps):
+        present = (plane >= np.float32(0.3)).astype(np.uint8)
+        if not present.any():
+            continue
+        n, patches = cv2.connectedComponents(present, connectivity=8)
+        mass = np.bincount(patches.ravel(), weights=plane.ravel(), minlength=n)
+        found = np.zeros(n, np.int64)
+        for cube in cubes:
+            if cube.colour == index:
+                found[patches[int(cube.y), int(cube.x)]] += 1
+        extra = mass[1:] / float(areas[index]) - found[1:]
+        if np.any(extra >= LEFT_OVER_CUBES):
+            reasons.append(f"a {COLOURS[index].value} cube may be hidden under or beside others")
+    return reasons
 
 
 def _area_check(cubes: list[Found], foreground: Mask, typical: float) -> list[str]:

@@ -17,7 +17,7 @@ from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.shadow import ShadowLine, darkening, linear
 
 # Below this colour difference (CIE76 units) a pixel is never foreground, whatever the noise.
-MIN_DIFFERENCE = 7.0
+MIN_DIFFERENCE = 4.5
 # Foreground needs this many times the picture's typical background difference.
 NOISE_FACTOR = 4.0
 # A shadow keeps at least this share of the tray's brightness (one light plus room light).
@@ -31,6 +31,10 @@ SHADOW_DARK_CHROMA = 0.06
 LEVEL_BIN = 4
 LEVEL_MIN_PIXELS = 12
 LEVEL_TRUST = 1.3
+# A pixel off the overall gain by this share is a change; patches of changes up to this many
+# cubes' area are left out of the level mapping.
+SMALL_CHANGE = 0.1
+SMALL_CHANGE_CUBES = 4.0
 # A pixel pair within this share of the overall gain in every channel is taken as tray.
 LEVEL_NEAR = 0.25
 # A pixel changed when it differs this many times more than it did between calibration shots.
@@ -215,7 +219,7 @@ def tone_tables(
     picture's overall gain, follow the gain instead, so cubes cannot bend the mapping.
     """
     sample = (slice(None, None, 3), slice(None, None, 3))
-    inside = reference.inside[sample]
+    inside = (reference.inside & ~_small_changes(raw, gains, reference))[sample]
     pic = np.clip(np.round(raw[sample][inside] * 255.0), 0, 255).astype(np.int32)
     ref = reference.bgr[sample][inside].astype(np.float64) * 255.0
     # Only pixel pairs near the overall gain in all three channels are surely tray: a cube
@@ -260,6 +264,27 @@ def tone_tables(
             curve[above] = fitted[-1] + (levels[above] - high) / gains[channel]
         tables[:, 0, channel] = np.round(np.clip(curve, 0.0, 255.0)).astype(np.uint8)
     return tables
+
+
+def _small_changes(raw: FloatImage, gains: NDArray[np.float64], reference: Reference) -> Mask:
+    """Cube-sized patches that differ from the empty tray under the overall gain, grown a
+    little: left out of the level mapping, or a white cube on a beige floor would teach it
+    that the cube's levels are the floor's. Patches bigger than a few cubes are kept in:
+    those are the light itself changing (a highlight, clipping), which the mapping is for."""
+    expected = reference.bgr * gains.astype(np.float32)[None, None, :]
+    relative = np.abs(raw - expected) / (expected + np.float32(0.02))
+    differs = (channel_max(relative) > SMALL_CHANGE).astype(np.uint8)
+    n, regions, stats, _ = cv2.connectedComponentsWithStats(differs, connectivity=8)
+    largest = SMALL_CHANGE_CUBES * reference.cube_side**2
+    small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] <= largest)
+    small = small[small > 0]
+    if n <= 1 or len(small) == 0:
+        none: Mask = np.zeros(differs.shape, np.bool_)
+        return none
+    patches = np.isin(regions, small).astype(np.uint8)
+    reach = max(3, round(reference.cube_side * 0.3)) | 1
+    grown: Mask = cv2.dilate(patches, np.ones((reach, reach), np.uint8)).astype(np.bool_)
+    return grown
 
 
 def _monotone(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDArray[np.float64]:
