@@ -188,28 +188,34 @@ def _support_tables(
     """
     height, width = lab.shape[:2]
     half = int(np.ceil(np.hypot(height, width)))
-    steps = np.arange(-half, half + 1, dtype=np.float64)
+    steps = np.arange(-half, half + 1, dtype=np.float64)[None, :]
     tables = np.zeros((len(lines), 6, 2 * half + 2), np.float64)
-    for index, (theta, rho) in enumerate(lines):
-        nx, ny = np.cos(theta), np.sin(theta)
-        best_pos = np.full((3, steps.size), -np.inf)
-        best_neg = np.full((3, steps.size), np.inf)
-        inside_any = np.zeros(steps.size, np.bool_)
-        for shift in range(-_SEARCH_PX, _SEARCH_PX + 1):
-            xs = np.rint((rho + shift) * nx - steps * ny).astype(np.int64)
-            ys = np.rint((rho + shift) * ny + steps * nx).astype(np.int64)
-            inside = (xs >= 1) & (xs < width - 1) & (ys >= 1) & (ys < height - 1)
-            inside_any |= inside
-            xs_c, ys_c = np.clip(xs, 0, width - 1), np.clip(ys, 0, height - 1)
-            across = gx[:, ys_c, xs_c] * nx + gy[:, ys_c, xs_c] * ny
-            across = np.where(inside, across, 0.0)
-            best_pos = np.maximum(best_pos, across)
-            best_neg = np.minimum(best_neg, across)
-        for channel in range(3):
-            pos = (best_pos[channel] >= _EDGE_STEP) & inside_any
-            neg = (best_neg[channel] <= -_EDGE_STEP) & inside_any
-            tables[index, 2 * channel, 1:] = np.cumsum(pos)
-            tables[index, 2 * channel + 1, 1:] = np.cumsum(neg)
+    if not lines:
+        return tables, half
+    # All lines at once: (lines x points along them), sampled on _SEARCH_PX shifts either side.
+    thetas = np.array([theta for theta, _ in lines], np.float64)[:, None]
+    rhos = np.array([rho for _, rho in lines], np.float64)[:, None]
+    nx, ny = np.cos(thetas), np.sin(thetas)
+    best_pos = np.full((3, len(lines), steps.size), -np.inf, np.float32)
+    best_neg = np.full((3, len(lines), steps.size), np.inf, np.float32)
+    inside_any = np.zeros((len(lines), steps.size), np.bool_)
+    for shift in range(-_SEARCH_PX, _SEARCH_PX + 1):
+        xs = np.rint((rhos + shift) * nx - steps * ny).astype(np.int64)
+        ys = np.rint((rhos + shift) * ny + steps * nx).astype(np.int64)
+        inside = (xs >= 1) & (xs < width - 1) & (ys >= 1) & (ys < height - 1)
+        inside_any |= inside
+        xs_c, ys_c = np.clip(xs, 0, width - 1), np.clip(ys, 0, height - 1)
+        across = gx[:, ys_c, xs_c] * nx.astype(np.float32) + gy[:, ys_c, xs_c] * ny.astype(
+            np.float32
+        )
+        across = np.where(inside, across, np.float32(0.0))
+        np.maximum(best_pos, across, out=best_pos)
+        np.minimum(best_neg, across, out=best_neg)
+    for channel in range(3):
+        pos = (best_pos[channel] >= _EDGE_STEP) & inside_any
+        neg = (best_neg[channel] <= -_EDGE_STEP) & inside_any
+        tables[:, 2 * channel, 1:] = np.cumsum(pos, axis=1)
+        tables[:, 2 * channel + 1, 1:] = np.cumsum(neg, axis=1)
     return tables, half
 
 
@@ -273,6 +279,9 @@ def _quads(lines: NDArray[np.float64], support: NDArray[np.float32]) -> NDArray[
             if min(diff, np.pi - diff) > _MAX_OPPOSITE_ANGLE:
                 continue
             ends = strong[:, i, j]
+            if np.count_nonzero(ends) < 2:
+                # Fewer than two lines join i and j with a supported side: no outline.
+                continue
             both = strong[i] & strong[j] & ends[:, None] & ends[None, :]
             ks, ls = np.nonzero(np.triu(both, 1))
             if len(ks):
@@ -377,13 +386,43 @@ def find_tray(empty: BGRImage) -> Corners | None:
     corners, bgr, scale = _outlines(empty)
     if len(corners) == 0:
         return None
-    found = _floor_outline(corners, bgr)
-    if found is None:
+    if not _has_nested(corners):
         return None
     outer = corners[int(np.argmax(_areas(corners)))] / scale
-    sharper = _floor_in_view(empty, outer)
-    floor = found / scale if sharper is None else sharper
+    floor = _floor_in_view(empty, outer)
+    if floor is None:
+        found = _floor_outline(corners, bgr)
+        if found is None:
+            return None
+        floor = found / scale
     return order_corners(floor.astype(np.float32))
+
+
+def _has_nested(corners: NDArray[np.float64]) -> bool:
+    """True when some convincing outline (N x 4 x 2) lies inside the largest (within 2 pixels)
+    and keeps _MIN_INNER_SHARE to _NESTED of its area: a tray shows its rim around its floor,
+    while a box, a book or a sheet of paper shows one outline only."""
+    areas = _areas(corners)
+    largest = int(np.argmax(areas))
+    outer = corners[largest]
+    share = areas / areas[largest]
+    candidates = corners[(share >= _MIN_INNER_SHARE) & (share <= _NESTED)]
+    if len(candidates) == 0:
+        return False
+    # Inside a convex outline: on the inner side of each of its sides' lines.
+    edge = np.roll(outer, -1, axis=0) - outer
+    turn = np.sign(
+        np.sum(
+            edge[:, 0] * np.roll(edge, -1, axis=0)[:, 1]
+            - edge[:, 1] * np.roll(edge, -1, axis=0)[:, 0]
+        )
+    )
+    normal = (
+        turn * np.stack([-edge[:, 1], edge[:, 0]], axis=1) / np.linalg.norm(edge, axis=1)[:, None]
+    )
+    # distance[n, corner, side] of each candidate's corners from each side, positive inward.
+    distance = np.einsum("nck,sk->ncs", candidates, normal) - np.sum(normal * outer, axis=1)
+    return bool(np.any(np.all(distance >= -2.0, axis=(1, 2))))
 
 
 def _floor_outline(
@@ -559,15 +598,19 @@ def _view_edges(
     steps: list[NDArray[np.float32]] = []
     for side in range(4):
         inward = (gx, gy, -gx, -gy)[side]
-        turned = np.ascontiguousarray(_sides_of(inward, side))
+        across = _sides_of(inward, side).shape[0]
+        depth = int(_BAND_SHARE * across)
+        # Only the band searched (and a little beyond, for the colours inside its edges).
+        reach = min(across, depth + 8)
+        turned = np.ascontiguousarray(_sides_of(inward, side)[:reach])
         length = turned.shape[1]
         # The middle 80% of each line: the corners blur into the neighbouring side.
         lo, hi = int(0.1 * length), int(0.9 * length)
         median = np.median(turned[:, lo:hi], axis=1)
         strength = np.abs(median).max(axis=1)
-        colour = np.median(_sides_of(lab, side)[:, lo:hi], axis=1).astype(np.float32)
-        light = np.median(_sides_of(linear, side)[:, lo:hi], axis=1)
-        depth = int(_BAND_SHARE * turned.shape[0])
+        # Colours change slowly along a line: every fourth pixel gives their median.
+        colour = np.median(_sides_of(lab, side)[:reach, lo:hi:4], axis=1).astype(np.float32)
+        light = np.median(_sides_of(linear, side)[:reach, lo:hi:4], axis=1)
         edges.append(_peaks(strength, median, light, depth))
         colours.append(colour)
         steps.append(turned)
