@@ -12,7 +12,10 @@ prints, per condition:
   misses),
 - the share within 5% (refusals count as misses): inside the view's margin (VIEW_MARGIN, 8%),
   so a warp that far off still keeps every cube in view,
-- for "no-tray" (a picture of something else) the number of pictures where a tray was claimed.
+- for "no-tray" (a picture of something else) the number of pictures where a tray was claimed,
+- the median time of one find_tray call (ms, on whatever core runs it: pin it to one with
+  `taskset -c 1`), per condition over its mixed picture sizes, and at the end over the 800x600
+  pictures alone (the goal: under ~60 ms).
 
 Each miss is listed with the seed that reproduces it.
 
@@ -76,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'within 2%':>9} {'within 5%':>9} {'ms/find':>7}"
     )
     misses: list[str] = []
+    times_800: list[float] = []
     for condition in args.conditions:
         errors: list[float] = []
         refused = 0
@@ -88,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             corners = find_tray(shot.image)
             times.append((time.perf_counter() - start) * 1000.0)
+            if shot.image.shape[:2] == (600, 800):
+                times_800.append(times[-1])
             if condition == "no-tray":
                 if corners is not None:
                     claimed += 1
@@ -120,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{share:>8.0f}% {100.0 * safe / args.setups:>8.0f}% {median_ms:>7.1f}"
         )
         sys.stdout.flush()
+    if times_800:
+        print(
+            f"\n800x600 pictures: median {statistics.median(times_800):.1f} ms per find_tray "
+            f"({len(times_800)} pictures)"
+        )
     if misses:
         print("\nmisses:")
         for miss in misses:
