@@ -501,11 +501,14 @@ _OUTER_REACH = 12
 _OUTER_NEAR = 5.0
 # The view's longer side, in pixels: a floor edge is placed to about a pixel, 0.25% of it.
 _VIEW_SIDE = 400
+# The view shows this many pixels around the outline, so that the outline's own edge shows as
+# an edge, outside the rim's inner edge (the rim's top always lies between the two).
+_VIEW_BORDER = 12
 # The rim and the floor's edges lie within this share of the view's side from the outline.
 _BAND_SHARE = 0.35
 # An edge is a step in the median colour along the whole line of at least this (Lab units
 # per pixel): a long straight edge, where print, grain or dots average out.
-_PEAK_STEP = 1.0
+_PEAK_STEP = 0.7
 # Edges kept per side, strongest first.
 _PEAKS_PER_SIDE = 6
 # The floor's width and height, over the rim's, agree to this much (corners found to a pixel
@@ -515,9 +518,10 @@ _SCALE_TOLERANCE = 0.015
 # sides: its colours differ by at most this (Lab units), and each unit counts against a choice.
 _RIM_SPREAD = 15.0
 # A floor edge hidden behind the rim (wall seen from behind) or too close to the rim's edge to
-# be told from it lies at most this share of the view outside the rim's edge, or 5 pixels in.
+# be told from it lies at most this share of the view outside the rim's edge, or 8 pixels in
+# (two blurred edges closer than that merge into one).
 _HIDDEN_OUT = 0.04
-_HIDDEN_IN_PX = 5.0
+_HIDDEN_IN_PX = 8.0
 # A shadow's edge: every channel darker outside (towards the wall) by a similar factor.
 _SHADOW_RATIO = 0.8
 _SHADOW_SPREAD = 2.2
@@ -545,7 +549,8 @@ def _top_down_view(
     empty: BGRImage, outline: NDArray[np.float64]
 ) -> tuple[NDArray[np.uint8], NDArray[np.float64]]:
     """The picture warped so `outline` (4 x 2 picture pixels, any order) fills a view of about
-    _VIEW_SIDE pixels, and the homography (picture pixels to view pixels)."""
+    _VIEW_SIDE pixels, inside a border of _VIEW_BORDER pixels, and the homography (picture
+    pixels to view pixels)."""
     # Round the outline in the picture's clockwise order, from the corner nearest the top left:
     # sorting by sums and differences (order_corners) mixes corners up near 45 degrees.
     centre = outline.mean(axis=0)
@@ -557,7 +562,12 @@ def _top_down_view(
         width, height = _VIEW_SIDE, max(16, round(_VIEW_SIDE * down / across))
     else:
         width, height = max(16, round(_VIEW_SIDE * across / down)), _VIEW_SIDE
-    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    edge = _VIEW_BORDER
+    target = np.array(
+        [[edge, edge], [edge + width, edge], [edge + width, edge + height], [edge, edge + height]],
+        np.float32,
+    )
+    width, height = width + 2 * edge, height + 2 * edge
     matrix = np.asarray(cv2.getPerspectiveTransform(quad.astype(np.float32), target), np.float64)
     source = empty
     shrink = max(across, down) / 2.0 / _VIEW_SIDE
@@ -599,7 +609,7 @@ def _view_edges(
     for side in range(4):
         inward = (gx, gy, -gx, -gy)[side]
         across = _sides_of(inward, side).shape[0]
-        depth = int(_BAND_SHARE * across)
+        depth = _VIEW_BORDER + int(_BAND_SHARE * (across - 2 * _VIEW_BORDER))
         # Only the band searched (and a little beyond, for the colours inside its edges).
         reach = min(across, depth + 8)
         turned = np.ascontiguousarray(_sides_of(inward, side)[:reach])
@@ -665,9 +675,15 @@ def _rim_and_floor(
     options: list[list[_Choice]] = []
     for side in range(4):
         choices: list[_Choice] = []
-        for rim in edges[side]:
-            start = max(0, round(rim.offset - 3))
-            rim_colour = colours[side][start : max(start + 1, round(rim.offset - 1))].mean(axis=0)
+        for number, rim in enumerate(edges[side]):
+            if number == 0:
+                # The rim's top lies outside its inner edge: some edge must show beyond it.
+                continue
+            # Just outside the edge, but not past the edge before it: a rim's top may be only a
+            # few pixels wide, and beyond it lie the table or the outer wall.
+            start = round(max(edges[side][number - 1].offset + 1.0, rim.offset - 4.0))
+            stop = max(start + 1, round(rim.offset - 1.5))
+            rim_colour = np.median(colours[side][start:stop], axis=0)
             choices.append((rim, None, -_HIDDEN_COST, rim_colour))
             for floor in edges[side]:
                 if floor.offset <= rim.offset + 2:
@@ -700,20 +716,26 @@ def _rim_and_floor(
     scale_x = (width - floor_at[0] - floor_at[2]) / rim_w
     scale_y = (height - floor_at[1] - floor_at[3]) / rim_h
     x_hidden, y_hidden = hidden[0] | hidden[2], hidden[1] | hidden[3]
-    # A hidden side takes its scale from the other pair of sides; at most one side per pair.
+    # A hidden side takes its scale from the other pair of sides (at most one side per pair).
+    # With one hidden in each pair nothing gives the scale: the hidden sides stay on the rim's
+    # edge, off by the hidden strip (small: the camera is then above a corner of the tray).
+    both = x_hidden & y_hidden
     scale = np.where(x_hidden, scale_y, np.where(y_hidden, scale_x, 0.5 * (scale_x + scale_y)))
     mismatch = np.where(x_hidden | y_hidden, 0.0, np.abs(scale_x - scale_y))
-    ok = ~(x_hidden & y_hidden) & ~(hidden[0] & hidden[2]) & ~(hidden[1] & hidden[3])
+    ok = ~(hidden[0] & hidden[2]) & ~(hidden[1] & hidden[3])
     fills = [
         np.where(hidden[0], width - floor_at[2] - scale * rim_w, floor_at[0]),
         np.where(hidden[1], height - floor_at[3] - scale * rim_h, floor_at[1]),
         np.where(hidden[2], width - floor_at[0] - scale * rim_w, floor_at[2]),
         np.where(hidden[3], height - floor_at[1] - scale * rim_h, floor_at[3]),
     ]
+    fills = [np.where(both & hidden[side], rim_at[side], fills[side]) for side in range(4)]
     reach = _HIDDEN_OUT * max(width, height)
     for side in range(4):
         near = (fills[side] <= rim_at[side] + _HIDDEN_IN_PX) & (fills[side] >= rim_at[side] - reach)
         ok &= ~hidden[side] | near
+    fitted_w = width - fills[0] - fills[2]
+    scale = np.where(both, fitted_w / rim_w, scale)
     ok &= (scale > 0.6) & (scale < 1.0) & (mismatch <= _SCALE_TOLERANCE) & (spread <= _RIM_SPREAD)
     total = np.where(ok, score - spread - 200.0 * mismatch, -np.inf)
     if not np.isfinite(total).any():
@@ -762,19 +784,20 @@ def _fitted_line(
 
 def _fitted_outer(steps: NDArray[np.float32], reach: int) -> tuple[float, float] | None:
     """The outline's own edge on one side (steps turned as `_sides_of` turns them), as a line
-    offset = a + b * t: where the colour steps most within `reach` pixels of the side, on every
-    line across the middle 80%, fitted robustly; the side itself (0, 0) when `reach` is 0.
-    None when too few lines show it."""
+    offset = a + b * t: where the colour steps most within `reach` pixels of where the outline
+    lies in the view (_VIEW_BORDER in), on every line across the middle 80%, fitted robustly;
+    the outline's side itself when `reach` is 0. None when too few lines show it."""
     if reach == 0:
-        return 0.0, 0.0
+        return float(_VIEW_BORDER), 0.0
     length = steps.shape[1]
     along = np.arange(int(0.1 * length), int(0.9 * length))
-    strength = np.abs(steps[:reach, along]).max(axis=2)
+    start = max(0, _VIEW_BORDER - reach)
+    strength = np.abs(steps[start : _VIEW_BORDER + reach, along]).max(axis=2)
     best = np.argmax(strength, axis=0)
     usable = strength[best, np.arange(len(along))] >= 2 * _PEAK_STEP
     if usable.sum() < 0.5 * len(along):
         return None
-    t, y = along[usable].astype(np.float64), best[usable].astype(np.float64)
+    t, y = along[usable].astype(np.float64), (start + best[usable]).astype(np.float64)
     for _ in range(3):
         slope, intercept = np.polyfit(t, y, 1)
         keep = np.abs(y - (intercept + slope * t)) <= 1.5
@@ -796,7 +819,10 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
     # and smears the median steps along them. Where a side's own edge does not show near it,
     # straighten that side on the strongest edge further in and look again; the look whose
     # rim and floor explain the edges better wins.
-    lost = [not any(e.offset < _OUTER_NEAR for e in edges[side]) for side in range(4)]
+    lost = [
+        not any(abs(e.offset - _VIEW_BORDER) < _OUTER_NEAR for e in edges[side])
+        for side in range(4)
+    ]
     outer = [_fitted_outer(steps[side], _OUTER_REACH if lost[side] else 0) for side in range(4)]
     if any(lost) and all(line is not None for line in outer):
         lines = [line for line in outer if line is not None]
