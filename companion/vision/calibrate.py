@@ -10,12 +10,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
-from companion.vision.blobs import looks_single
 from companion.vision.colours import distances2
-from companion.vision.count import analyse
 from companion.vision.debug import DebugSink, no_debug
+from companion.vision.detect import find_cubes, patch_masses
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, Mask
+from companion.vision.likelihood import evidence
 from companion.vision.profile import (
     ColourModel,
     Profile,
@@ -35,6 +35,10 @@ MAX_VIEW = 900
 # Covariance floor added to every colour model (L, a, b variances): JPEG and noise differ
 # between shots, and a model learned from few pixels must not be over-sure.
 COVARIANCE_FLOOR = (6.0, 2.0, 2.0)
+# One cube alone: longest over shortest side of its enclosing box, and the box's share it
+# fills. Two cubes side by side give about 2 and 1; a cube and a half at most 1.5.
+SINGLE_ASPECT = 1.4
+SINGLE_FILL = 0.7
 # A changed pixel of a colour picture this far (squared Mahalanobis) from the picture's own
 # colour is not cube: it is the shadow the cubes cast, or an edge.
 NOT_THE_CUBE_D2 = 25.0
@@ -94,6 +98,16 @@ def _regions(view: BGRImage, reference: Reference) -> _Found:
         if len(points) >= 20 and looks_single(points):
             singles.append(areas[index - 1])
     return _Found(cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32), cube, singles)
+
+
+def looks_single(points: NDArray[np.float32]) -> bool:
+    """Whether a region's pixels (N x 2, x y) form one compact square-ish shape, not two
+    cubes side by side: its enclosing box is nearly square and mostly filled."""
+    (_, _), (w, h), _ = cv2.minAreaRect(points)
+    w, h = max(w, 1.0), max(h, 1.0)
+    aspect = max(w, h) / min(w, h)
+    fill = len(points) / (w * h)
+    return aspect <= SINGLE_ASPECT and fill >= SINGLE_FILL
 
 
 def _cube_area(areas: list[float]) -> float:
@@ -260,41 +274,51 @@ def _shadow_model(
     Each picture holds cubes of one known colour, so a changed pixel its model does not
     explain is the shadow those cubes cast (or an edge, which the consensus leaves out).
     """
-    candidates: list[NDArray[np.float32]] = []
+    candidates: dict[Colour, Mask] = {}
     for colour, comparison in comparisons.items():
         model = models[colour]
         changed = comparison.changed & inside
         pixels = comparison.lab[changed]
-        if len(pixels) == 0:
-            continue
         inverse = np.linalg.inv(np.array(model.covariance)).astype(np.float32)
         d2 = distances2(pixels, np.array([model.mean], np.float32), inverse[None])[:, 0]
-        candidates.append(comparison.deficit[changed][d2 > NOT_THE_CUBE_D2])
-    line = learn_shadow(candidates)
+        candidate = np.zeros_like(changed)
+        candidate[changed] = d2 > NOT_THE_CUBE_D2
+        candidates[colour] = candidate
+    line = learn_shadow([comparisons[c].deficit[m] for c, m in candidates.items()])
     if line is None:
         return None
-    return ShadowModel(direction=line.direction, deepest=line.deepest, spread=line.spread)
+    # How much floor one lying cube darkens: a cube resting on another casts a longer shadow.
+    shaded = sum(int((line.test(comparisons[c].deficit) & m).sum()) for c, m in candidates.items())
+    cubes = sum(models[c].cubes_seen for c in candidates)
+    return ShadowModel(
+        direction=line.direction,
+        deepest=line.deepest,
+        spread=line.spread,
+        area=shaded / max(cubes, 1),
+    )
 
 
 def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> Profile:
-    """The profile with each colour's cube area measured the way counting will see it.
+    """The profile with each colour's cube area measured the way counting will see it: the
+    colour's evidence in its own picture divided by the cubes counting finds there.
 
-    Counting keeps some shadow-coloured pixels and smooths labels, so its regions differ a
-    little from the plain difference regions used to learn the colours.
+    Counting weighs each pixel's evidence (edges mix with the tray, shading fits loosely), so
+    one cube is worth less evidence than the plain changed area used to learn the colours.
     """
-    reference = profile.prepared().reference
+    prepared = profile.prepared()
+    floor = prepared.reference.lab[:, :, 0]
     models = dict(profile.colours)
     for index, colour in enumerate(COLOURS):
-        comparison = compare(profile.view.warp(per_colour[colour]), reference)
-        blobs = [b for b in analyse(comparison, profile) if b.label == index and b.count > 0]
-        if not blobs:
-            continue
-        # Lone cubes show a cube's area best; heaps only help when no cube lies alone.
-        lone = [b.area for b in blobs if b.single]
-        area = float(np.median(lone)) if len(lone) >= 2 else _cube_area([b.area for b in blobs])
-        if 0.6 * models[colour].cube_area <= area <= 1.6 * models[colour].cube_area:
-            models[colour] = models[colour].model_copy(update={"cube_area": area})
-    return profile.model_copy(update={"colours": models})
+        comparison = compare(profile.view.warp(per_colour[colour]), prepared.reference)
+        found = [c for c in find_cubes(comparison, profile).cubes if c.colour == index]
+        plane = evidence(comparison, prepared.means, prepared.inverses, floor).maps[index]
+        mass, count = patch_masses(plane, found)
+        # Only patches holding one cube: a miscount in a heap must not set the measure.
+        lone = mass[count == 1]
+        if len(lone):
+            models[colour] = models[colour].model_copy(update={"cube_area": float(np.median(lone))})
+    # A fresh profile: a copy would keep the arrays prepared from the old models.
+    return Profile.model_validate({**dict(profile), "colours": models})
 
 
 def _cores(found: _Found, typical: float, side: float) -> tuple[Mask, list[float]]:

@@ -18,14 +18,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
-from companion.vision.annotate import annotate as draw
 from companion.vision.colours import distances2
-from companion.vision.count import MIN_MATCHING, MIN_STRUCTURE, TOO_DARK, check_size
-from companion.vision.images import BGRImage, FloatImage, Mask
+from companion.vision.debug import DebugSink, no_debug
+from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, evidence
 from companion.vision.profile import Profile
-from companion.vision.reading import CONFIDENT_AT, CubeSighting, TrayReading, unsure
-from companion.vision.segment import Comparison, compare
+from companion.vision.segment import Comparison
 
 # The scoring box's side and the surrounding ring's width, in cube sides.
 BOX = 0.55
@@ -71,7 +69,11 @@ HAND_CUBES = 3.0
 EXTRA_AREA_CUBES = 0.5
 # A patch of one colour's evidence holding this many cubes' worth more than were found in it
 # may hide a cube.
-LEFT_OVER_CUBES = 0.5
+LEFT_OVER_CUBES = 0.35
+# Evidence at least this strong makes up a colour's patches.
+PATCH_EVIDENCE = 0.3
+# Shadow beyond this many lying cubes' worth (on top of the cubes found) means a stack.
+LONG_SHADOW_CUBES = 1.0
 # Half the side (cube sides) of the square a found cube explains.
 REACH = 0.6
 
@@ -246,12 +248,14 @@ def _colour_of(
     return best, float(np.sqrt(d2[second]) - np.sqrt(d2[best])), second
 
 
-def find_cubes(comparison: Comparison, profile: Profile) -> Detection:
+def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_debug) -> Detection:
     """The cubes in a compared view, one by one, and the doubts about them."""
     prepared = profile.prepared()
     side = profile.cube_side
     floor = prepared.reference.lab[:, :, 0]
     seen = evidence(comparison, prepared.means, prepared.inverses, floor)
+    debug("foreground", seen.foreground)
+    debug("evidence", np.clip(seen.maps.max(axis=0) * 255.0, 0, 255).astype(np.uint8))
     inside = prepared.reference.inside
     # A cube against the rim still counts: its centre may lie a little outside the floor.
     grow = _odd(side)
@@ -280,7 +284,9 @@ def find_cubes(comparison: Comparison, profile: Profile) -> Detection:
             margin = 0.0
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
     typical = side * side
-    return Detection(cubes, _doubts(cubes, seen, side, typical, inside, prepared.areas))
+    shadow_area = profile.shadow.area if profile.shadow is not None else 0.0
+    doubts = _doubts(cubes, seen, side, typical, inside, prepared.areas, shadow_area)
+    return Detection(cubes, doubts)
 
 
 def _doubts(
@@ -290,6 +296,7 @@ def _doubts(
     typical: float,
     inside: Mask,
     areas: NDArray[np.float64],
+    shadow_area: float,
 ) -> list[str]:
     """Why the cubes found may not be the whole truth, in words a player understands."""
     reasons: list[str] = []
@@ -307,6 +314,7 @@ def _doubts(
                 reasons.append(f"a {colour} cube may be partly hidden or not a cube")
     reasons.extend(_area_check(cubes, seen.foreground, typical))
     reasons.extend(_left_over(cubes, seen.maps, areas))
+    reasons.extend(_long_shadows(cubes, seen, shadow_area))
     for number, first in enumerate(cubes):
         for second in cubes[number + 1 :]:
             apart = float(np.hypot(first.x - second.x, first.y - second.y)) / side
@@ -354,19 +362,44 @@ def _left_over(
     """
     reasons: list[str] = []
     for index, plane in enumerate(maps):
-        present = (plane >= np.float32(0.3)).astype(np.uint8)
-        if not present.any():
-            continue
-        n, patches = cv2.connectedComponents(present, connectivity=8)
-        mass = np.bincount(patches.ravel(), weights=plane.ravel(), minlength=n)
-        found = np.zeros(n, np.int64)
-        for cube in cubes:
-            if cube.colour == index:
-                found[patches[int(cube.y), int(cube.x)]] += 1
-        extra = mass[1:] / float(areas[index]) - found[1:]
+        mass, found = patch_masses(plane, [c for c in cubes if c.colour == index])
+        extra = mass / float(areas[index]) - found
         if np.any(extra >= LEFT_OVER_CUBES):
             reasons.append(f"a {COLOURS[index].value} cube may be hidden under or beside others")
     return reasons
+
+
+def patch_masses(
+    plane: NDArray[np.float32], cubes: list[Found]
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """For each connected patch of one colour's evidence: its summed evidence, and how many
+    of `cubes` (found cubes of that colour) lie in it."""
+    present = (plane >= np.float32(PATCH_EVIDENCE)).astype(np.uint8)
+    n, patches = cv2.connectedComponents(present, connectivity=8)
+    mass = np.bincount(patches.ravel(), weights=plane.ravel(), minlength=n)
+    found = np.zeros(n, np.int64)
+    for cube in cubes:
+        found[patches[int(cube.y), int(cube.x)]] += 1
+    return mass[1:].astype(np.float64), found[1:]
+
+
+def _long_shadows(cubes: list[Found], seen: Evidence, shadow_area: float) -> list[str]:
+    """A doubt where cubes cast more shadow than that many lying cubes do.
+
+    A cube resting on another stands a cube higher, so its shadow reaches further and joins
+    the lower cube's: the one underneath may be all but hidden, yet the shadow gives it away.
+    """
+    if shadow_area <= 0.0 or not cubes:
+        return []
+    both = (seen.foreground | seen.shadow).astype(np.uint8)
+    n, groups = cv2.connectedComponents(both, connectivity=8)
+    shaded = np.bincount(groups[seen.shadow], minlength=n)
+    found = np.zeros(n, np.int64)
+    for cube in cubes:
+        found[groups[int(cube.y), int(cube.x)]] += 1
+    if np.any(shaded[1:] > (found[1:] + LONG_SHADOW_CUBES) * shadow_area):
+        return ["a cube may lie on another (its shadow is longer than one cube's)"]
+    return []
 
 
 def _area_check(cubes: list[Found], foreground: Mask, typical: float) -> list[str]:
@@ -388,49 +421,4 @@ def _area_check(cubes: list[Found], foreground: Mask, typical: float) -> list[st
     return []
 
 
-def read_tray_by_peaks(image: BGRImage, profile: Profile, *, annotate: bool = False) -> TrayReading:
-    """Count the cubes in a picture with `find_cubes` (same contract as `read_tray`).
-
-    Raises ImageError only for a picture of another size than the profile's; a dark picture,
-    another scene or doubts about the cubes give a reading with `confident` False and reasons.
-    """
-    check_size(image, profile)
-    if float(np.mean(cv2.mean(image)[:3])) < TOO_DARK:
-        return unsure(["picture too dark (is the light on and the lens uncovered?)"])
-    comparison = compare(profile.view.warp(image), profile.prepared().reference)
-    if comparison.matching < MIN_MATCHING or comparison.structure < MIN_STRUCTURE:
-        lost = ["tray not found: the picture does not look like the calibrated tray"]
-        return unsure(lost, image.copy() if annotate else None)
-    reasons: list[str] = []
-    if max(comparison.gains) > 2.5 or min(comparison.gains) < 0.4:
-        reasons.append("the light differs a lot from calibration; calibrate again")
-    detection = find_cubes(comparison, profile)
-    reasons.extend(detection.doubts)
-    centres = np.array([[c.x, c.y] for c in detection.cubes], np.float64).reshape(-1, 2)
-    points = profile.view.to_picture(centres)
-    cubes = [
-        CubeSighting(COLOURS[c.colour], float(p[0]), float(p[1]), c.confidence)
-        for c, p in zip(detection.cubes, points, strict=True)
-    ]
-    counts = Counts.of({colour: sum(1 for c in cubes if c.colour == colour) for colour in COLOURS})
-    confidence = min([c.confidence for c in cubes] + [1.0])
-    if confidence < CONFIDENT_AT and not reasons:
-        reasons.append("a cube's colour or size is uncertain")
-    if reasons:
-        confidence = min(confidence, CONFIDENT_AT - 0.1)
-    confident = confidence >= CONFIDENT_AT and not reasons
-    picture = None
-    if annotate:
-        tally: dict[Colour, int] = {colour: counts[colour] for colour in COLOURS}
-        picture = draw(image, cubes, tally, _radius(profile), confident, reasons)
-    return TrayReading(counts, cubes, confidence, confident, reasons, picture)
-
-
-def _radius(profile: Profile) -> float:
-    """Outline radius of a cube on the annotated picture, picture pixels."""
-    corners = np.array(profile.tray_corners)
-    width = float(np.linalg.norm(corners[1] - corners[0]))
-    return profile.cube_side * width / profile.view_width * 0.6
-
-
-__all__ = ["Detection", "Found", "find_cubes", "read_tray_by_peaks", "select"]
+__all__ = ["Detection", "Found", "find_cubes", "patch_masses", "select"]

@@ -52,6 +52,9 @@ class ShadowModel(BaseModel):
     direction: Triple = Field(description="Unit vector of the light a shadow takes away, B G R.")
     deepest: float = Field(gt=0, description="Deepest shadow seen at calibration (length of t).")
     spread: float = Field(ge=0, description="Angle (radians) of shadow pixels around direction.")
+    area: float = Field(
+        default=0.0, ge=0, description="Shadow one lying cube casts on the floor, view pixels."
+    )
 
 
 class Profile(BaseModel):

@@ -1,5 +1,5 @@
-"""The peak detector: touching cubes give one peak each, shadows give no evidence, and on
-rendered trays it finds what lies there."""
+"""Finding cubes as evidence peaks: touching cubes give one peak each, shadows give no
+evidence, and on rendered trays `read_tray` finds what lies there."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from companion.core.cubes import Colour, Counts
 from companion.devices.tray_render import CalibrationSet
-from companion.vision import ImageError, Profile
-from companion.vision.detect import read_tray_by_peaks, select
+from companion.vision import ImageError, Profile, read_tray
+from companion.vision.detect import select
 from companion.vision.likelihood import evidence
 from companion.vision.segment import Comparison
 
@@ -74,7 +74,9 @@ def _comparison(lab: np.ndarray, shadow: np.ndarray) -> Comparison:
     ones = np.ones(shape, np.float32)
     changed = np.ones(shape, np.bool_)
     bgr = np.zeros((*shape, 3), np.float32)
-    return Comparison(bgr, lab, ones, changed, shadow, ones, (1.0, 1.0, 1.0), 1.0, 1.0, 7.0)
+    return Comparison(
+        bgr, lab, ones, changed, shadow, ones, (1.0, 1.0, 1.0), 1.0, 1.0, 7.0, bgr.copy()
+    )
 
 
 def test_evidence_goes_to_the_colour_that_explains_a_pixel_and_not_to_plain_shadow() -> None:
@@ -94,7 +96,7 @@ def test_evidence_goes_to_the_colour_that_explains_a_pixel_and_not_to_plain_shad
 
 
 def test_the_empty_tray_has_no_cubes(cal: CalibrationSet, profile: Profile) -> None:
-    reading = read_tray_by_peaks(cal.empty.image, profile)
+    reading = read_tray(cal.empty.image, profile)
     assert reading.counts == Counts()
     assert reading.confident
 
@@ -104,7 +106,7 @@ def test_calibration_pictures_are_counted_one_colour_each(
 ) -> None:
     exact = 0
     for colour, shot in cal.colours:
-        reading = read_tray_by_peaks(shot.image, profile)
+        reading = read_tray(shot.image, profile)
         # About as many of the picture's colour as lie there; a sure reading is right.
         assert abs(reading.counts[colour] - shot.counts[colour]) <= 1, (colour, reading.counts)
         assert reading.counts == shot.counts or not reading.confident, (colour, reading.counts)
@@ -119,7 +121,7 @@ def test_found_cubes_are_placed_on_the_true_cubes(cal: CalibrationSet, profile: 
     tolerance = 0.5 * profile.cube_side * picture_per_view
     for colour in (Colour.BLUE, Colour.GREEN, Colour.WHITE):
         shot = dict(cal.colours)[colour]
-        reading = read_tray_by_peaks(shot.image, profile)
+        reading = read_tray(shot.image, profile)
         assert reading.cubes
         for cube in reading.cubes:
             nearest = min(np.hypot(cube.x - t.x, cube.y - t.y) for t in shot.cubes)
@@ -128,11 +130,11 @@ def test_found_cubes_are_placed_on_the_true_cubes(cal: CalibrationSet, profile: 
 
 def test_a_picture_of_another_size_is_refused(profile: Profile) -> None:
     with pytest.raises(ImageError, match="calibrate again"):
-        read_tray_by_peaks(np.zeros((50, 60, 3), np.uint8), profile)
+        read_tray(np.zeros((50, 60, 3), np.uint8), profile)
 
 
 def test_a_black_frame_is_unsure(profile: Profile) -> None:
     black = np.zeros((profile.picture_height, profile.picture_width, 3), np.uint8)
-    reading = read_tray_by_peaks(black, profile)
+    reading = read_tray(black, profile)
     assert not reading.confident and reading.counts == Counts()
     assert "too dark" in reading.reasons[0]
