@@ -39,7 +39,9 @@ class ColourModel(BaseModel):
     covariance: tuple[Triple, Triple, Triple] = Field(
         description="3x3 covariance of (L, a, b) over those pixels, shading included."
     )
-    cube_area: float = Field(gt=0, description="Visible area of one lying cube, view pixels.")
+    cube_area: float = Field(
+        gt=0, description="Evidence one lone lying cube gives when counted (pixel weights summed)."
+    )
     cubes_seen: int = Field(ge=1, description="Cubes in the calibration picture of this colour.")
 
 
