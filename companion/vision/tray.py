@@ -497,6 +497,11 @@ def _shadow_edge(bgr: NDArray[np.float32], quad: NDArray[np.float64], side: int)
 
 # A side of the outline that is off is looked for this many view pixels in from where it was.
 _OUTER_REACH = 12
+# A floor edge bowed by the lens bends outward by at most this many view pixels between its
+# middle and the ends of its middle 80% (a cheap webcam's barrel distortion), or inward by
+# less than this (noise).
+_MAX_BOW = 2.5
+_MAX_INWARD_BOW = 0.5
 # A side of the outline is where it should be when an edge shows within this many view pixels.
 _OUTER_NEAR = 5.0
 # The view's longer side, in pixels: a floor edge is placed to about a pixel, 0.25% of it.
@@ -530,6 +535,10 @@ _SHADOW_SPREAD = 2.2
 _SHADOW_COST = 0.7
 _SKIPPED_COST = 0.5
 _HIDDEN_COST = 1.0
+
+
+_Curve = tuple[float, float, float]
+"""A side in the view: offset = a + b t + c t^2 pixels in from the view's edge, t along it."""
 
 
 @dataclass(frozen=True)
@@ -750,11 +759,11 @@ def _rim_and_floor(
     )
 
 
-def _fitted_line(
-    steps: NDArray[np.float32], edge: _Edge, shift: float
-) -> tuple[float, float] | None:
-    """The edge as a line offset = a + b * t (t: pixels along the side), fitted to where its
-    step peaks on every line across the middle 80%, moved `shift` pixels inward."""
+def _fitted_line(steps: NDArray[np.float32], edge: _Edge, shift: float) -> _Curve | None:
+    """The edge as a curve offset = a + b * t + c * t^2 (t: pixels along the side), fitted to
+    where its step peaks on every line across the middle 80%, moved `shift` pixels inward. The
+    square term takes the lens's barrel distortion, which bows a long edge outward by a pixel
+    or three in the middle: a straight line through the middle would put the corners outside."""
     depth, length = steps.shape[:2]
     centre = round(edge.offset)
     lo, hi = max(1, centre - 3), min(depth - 2, centre + 4)
@@ -773,22 +782,37 @@ def _fitted_line(
         return None
     t, y = along[usable].astype(np.float64), offsets[usable].astype(np.float64)
     for _ in range(2):
-        slope, intercept = np.polyfit(t, y, 1)
-        keep = np.abs(y - (intercept + slope * t)) <= 1.5
+        fit = np.polyfit(t, y, 2)
+        keep = np.abs(y - np.polyval(fit, t)) <= 1.5
         if keep.sum() < 10:
             break
         t, y = t[keep], y[keep]
-    slope, intercept = np.polyfit(t, y, 1)
-    return float(intercept + shift), float(slope)
+    square, slope, intercept = (float(v) for v in np.polyfit(t, y, 2))
+    # Barrel distortion only bows an edge outward (offsets smallest mid-way), by a few pixels
+    # over the fitted stretch; any other bend is noise or something crossing the edge.
+    bow = square * (0.4 * length) ** 2
+    if not -_MAX_INWARD_BOW <= bow <= _MAX_BOW:
+        slope, intercept = (float(v) for v in np.polyfit(t, y, 1))
+        square = 0.0
+    else:
+        # The bend measured on one edge is noisy (a pixel either way): take half of it, the
+        # straight line's and the curve's corners averaged.
+        line_slope, line_intercept = (float(v) for v in np.polyfit(t, y, 1))
+        slope, intercept, square = (
+            0.5 * (slope + line_slope),
+            0.5 * (intercept + line_intercept),
+            0.5 * square,
+        )
+    return intercept + shift, slope, square
 
 
-def _fitted_outer(steps: NDArray[np.float32], reach: int) -> tuple[float, float] | None:
+def _fitted_outer(steps: NDArray[np.float32], reach: int) -> _Curve | None:
     """The outline's own edge on one side (steps turned as `_sides_of` turns them), as a line
     offset = a + b * t: where the colour steps most within `reach` pixels of where the outline
     lies in the view (_VIEW_BORDER in), on every line across the middle 80%, fitted robustly;
     the outline's side itself when `reach` is 0. None when too few lines show it."""
     if reach == 0:
-        return float(_VIEW_BORDER), 0.0
+        return float(_VIEW_BORDER), 0.0, 0.0
     length = steps.shape[1]
     along = np.arange(int(0.1 * length), int(0.9 * length))
     start = max(0, _VIEW_BORDER - reach)
@@ -805,7 +829,7 @@ def _fitted_outer(steps: NDArray[np.float32], reach: int) -> tuple[float, float]
             return None
         t, y = t[keep], y[keep]
     slope, intercept = np.polyfit(t, y, 1)
-    return float(intercept), float(slope)
+    return float(intercept), float(slope), 0.0
 
 
 def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.float64] | None:
@@ -825,9 +849,9 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
     ]
     outer = [_fitted_outer(steps[side], _OUTER_REACH if lost[side] else 0) for side in range(4)]
     if any(lost) and all(line is not None for line in outer):
-        lines = [line for line in outer if line is not None]
+        sides = [line for line in outer if line is not None]
         width, height = view_size
-        corners = np.array([_view_corner(lines, width, height, k) for k in range(4)], np.float64)
+        corners = np.array([_view_corner(sides, width, height, k) for k in range(4)], np.float64)
         back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
         second = _look(empty, np.asarray(back, np.float64).reshape(4, 2))
         if second is not None and (
@@ -838,12 +862,12 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
         return None
     rims, offsets, floors, _ = found
     width, height = view_size
-    lines = []
+    lines: list[_Curve] = []
     for side in range(4):
         floor = floors[side]
         edge = rims[side] if floor is None else floor
         fitted = _fitted_line(steps[side], edge, offsets[side] - edge.offset)
-        lines.append((offsets[side], 0.0) if fitted is None else fitted)
+        lines.append((offsets[side], 0.0, 0.0) if fitted is None else fitted)
     corners = np.array([_view_corner(lines, width, height, k) for k in range(4)], np.float64)
     back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
     return np.asarray(back, np.float64).reshape(4, 2)
@@ -873,22 +897,29 @@ def _look(
     return (width, height), matrix, edges, steps, found
 
 
-def _view_corner(lines: list[tuple[float, float]], width: int, height: int, k: int) -> list[float]:
+def _view_corner(lines: list[_Curve], width: int, height: int, k: int) -> list[float]:
     """Corner k (top-left, top-right, bottom-right, bottom-left) of the floor in the view, where
-    its two sides' lines cross. Side lines are offset = a + b * t in from their side's outermost
-    pixel row, t running down or right as `_sides_of` turns them: left x = a + b y, top
-    y = a + b x, right x = width - 1 - (a + b y), bottom y = height - 1 - (a + b x)."""
-    (la, lb), (ta, tb), (ra, rb), (ba, bb) = lines
-    # Each side as x = p + q y (left/right) or y = p + q x (top/bottom) in view pixels.
-    left = (la, lb)
-    right = (width - 1 - ra, -rb)
-    top = (ta, tb)
-    bottom = (height - 1 - ba, -bb)
-    vertical = left if k in (0, 3) else right
-    horizontal = top if k in (0, 1) else bottom
-    # x = pv + qv y, y = ph + qh x  =>  x = pv + qv (ph + qh x).
-    x = (vertical[0] + vertical[1] * horizontal[0]) / (1.0 - vertical[1] * horizontal[1])
-    y = horizontal[0] + horizontal[1] * x
+    its two sides cross. Sides are offset = a + b t + c t^2 in from their side's outermost pixel
+    row, t running down or right as `_sides_of` turns them: left x = f(y), top y = f(x), right
+    x = width - 1 - f(y), bottom y = height - 1 - f(x)."""
+    vertical = lines[0] if k in (0, 3) else lines[2]
+    horizontal = lines[1] if k in (0, 1) else lines[3]
+    v_sign, v_base = (1.0, 0.0) if k in (0, 3) else (-1.0, float(width - 1))
+    h_sign, h_base = (1.0, 0.0) if k in (0, 1) else (-1.0, float(height - 1))
+
+    def x_at(y: float) -> float:
+        a, b, c = vertical
+        return v_base + v_sign * (a + b * y + c * y * y)
+
+    def y_at(x: float) -> float:
+        a, b, c = horizontal
+        return h_base + h_sign * (a + b * x + c * x * x)
+
+    # The sides cross nearly square: going back and forth between them converges in a few steps.
+    x, y = x_at(h_base), h_base
+    for _ in range(8):
+        y = y_at(x)
+        x = x_at(y)
     return [float(x), float(y)]
 
 
