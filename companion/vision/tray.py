@@ -534,6 +534,8 @@ _SHADOW_SPREAD = 2.2
 # along its whole length) and a hidden floor edge count against a choice, in step units.
 _SHADOW_COST = 0.7
 _SKIPPED_COST = 0.5
+# Per unit of chromaticity by which the walls' colours disagree.
+_WALL_COST = 30.0
 _HIDDEN_COST = 1.0
 
 
@@ -603,10 +605,16 @@ def _sides_of(array: NDArray[np.float32], side: int) -> NDArray[np.float32]:
 
 def _view_edges(
     view: NDArray[np.uint8],
-) -> tuple[list[list[_Edge]], list[NDArray[np.float32]], list[NDArray[np.float32]]]:
+) -> tuple[
+    list[list[_Edge]],
+    list[NDArray[np.float32]],
+    list[NDArray[np.float32]],
+    list[NDArray[np.float32]],
+]:
     """Per side of the view (left, top, right, bottom): the long edges parallel to it within
-    _BAND_SHARE of it, the median Lab colour at every offset in from it (N x 3), and the
-    inward colour change per Lab channel at every pixel, turned as `_sides_of` turns it."""
+    _BAND_SHARE of it, the median Lab colour and the median chromaticity (linear channel over
+    channel sum) at every offset in from it (N x 3 each), and the inward colour change per Lab
+    channel at every pixel, turned as `_sides_of` turns it."""
     smooth = cv2.GaussianBlur(view, (0, 0), 1.0).astype(np.float32)
     lab = np.asarray(cv2.cvtColor(smooth / 255.0, cv2.COLOR_BGR2Lab), np.float32)
     linear = np.asarray((smooth / 255.0) ** 2.2, np.float32)
@@ -614,6 +622,7 @@ def _view_edges(
     gy = np.stack([cv2.Sobel(c, cv2.CV_32F, 0, 1, ksize=3) / 8.0 for c in cv2.split(lab)], -1)
     edges: list[list[_Edge]] = []
     colours: list[NDArray[np.float32]] = []
+    chromas: list[NDArray[np.float32]] = []
     steps: list[NDArray[np.float32]] = []
     for side in range(4):
         inward = (gx, gy, -gx, -gy)[side]
@@ -632,8 +641,9 @@ def _view_edges(
         light = np.median(_sides_of(linear, side)[:reach, lo:hi:4], axis=1)
         edges.append(_peaks(strength, median, light, depth))
         colours.append(colour)
+        chromas.append(light / np.maximum(light.sum(axis=1, keepdims=True), 1e-6))
         steps.append(turned)
-    return edges, colours, steps
+    return edges, colours, chromas, steps
 
 
 def _peaks(
@@ -666,13 +676,16 @@ def _peaks(
     return edges
 
 
-_Choice = tuple[_Edge, "_Edge | None", float, NDArray[np.float32]]
+_Choice = tuple[_Edge, "_Edge | None", float, NDArray[np.float32], NDArray[np.float32]]
 """One side's choice: the rim's edge, the floor's (None: hidden), the floor's gain, the rim's
-colour."""
+colour, the wall's chromaticity between them (NaN where no wall shows)."""
 
 
 def _rim_and_floor(
-    edges: list[list[_Edge]], colours: list[NDArray[np.float32]], size: tuple[int, int]
+    edges: list[list[_Edge]],
+    colours: list[NDArray[np.float32]],
+    chromas: list[NDArray[np.float32]],
+    size: tuple[int, int],
 ) -> tuple[list[_Edge], list[float], list[_Edge | None], float] | None:
     """The rim's inner edge and the floor's edge on each side (left, top, right, bottom) that
     best explain the view: strong edges, the rim's top one colour all round, the floor's
@@ -693,7 +706,8 @@ def _rim_and_floor(
             start = round(max(edges[side][number - 1].offset + 1.0, rim.offset - 4.0))
             stop = max(start + 1, round(rim.offset - 1.5))
             rim_colour = np.median(colours[side][start:stop], axis=0)
-            choices.append((rim, None, -_HIDDEN_COST, rim_colour))
+            no_wall = np.full(3, np.nan, np.float32)
+            choices.append((rim, None, -_HIDDEN_COST, rim_colour, no_wall))
             for floor in edges[side]:
                 if floor.offset <= rim.offset + 2:
                     continue
@@ -701,7 +715,11 @@ def _rim_and_floor(
                     e.step for e in edges[side] if rim.offset + 2.5 < e.offset < floor.offset - 2.5
                 )
                 gain = floor.step * (1 - _SHADOW_COST * floor.shadow_like) - _SKIPPED_COST * skipped
-                choices.append((rim, floor, gain, rim_colour))
+                wall = no_wall
+                if floor.offset - rim.offset >= 6:
+                    band = chromas[side][round(rim.offset + 2) : round(floor.offset - 2)]
+                    wall = np.median(band, axis=0).astype(np.float32)
+                choices.append((rim, floor, gain, rim_colour, wall))
         if not choices:
             return None
         options.append(choices)
@@ -719,6 +737,13 @@ def _rim_and_floor(
         [np.stack([c[3] for c in o])[f] for o, f in zip(options, flat, strict=True)]
     )
     spread = np.abs(rim_colours - np.median(rim_colours, axis=0)[None]).max(axis=(0, 2))
+    # The inner walls are one material: where two or more show, their chromaticities agree but
+    # for the lamp's and the room's tints; a band that also takes in shadowed floor does not.
+    walls = np.stack([np.stack([c[4] for c in o])[f] for o, f in zip(options, flat, strict=True)])
+    shown = np.isfinite(walls[..., 0])
+    filled = np.where(shown[..., None], walls, 0.0)
+    wall_mid = filled.sum(axis=0) / np.maximum(shown.sum(axis=0), 1)[:, None]
+    wall_gap = np.where(shown[..., None], np.abs(filled - wall_mid[None]), 0.0).max(axis=(0, 2))
     hidden = [np.isnan(f) for f in floor_at]
     rim_w = width - rim_at[0] - rim_at[2]
     rim_h = height - rim_at[1] - rim_at[3]
@@ -746,7 +771,7 @@ def _rim_and_floor(
     fitted_w = width - fills[0] - fills[2]
     scale = np.where(both, fitted_w / rim_w, scale)
     ok &= (scale > 0.6) & (scale < 1.0) & (mismatch <= _SCALE_TOLERANCE) & (spread <= _RIM_SPREAD)
-    total = np.where(ok, score - spread - 200.0 * mismatch, -np.inf)
+    total = np.where(ok, score - spread - 200.0 * mismatch - _WALL_COST * wall_gap, -np.inf)
     if not np.isfinite(total).any():
         return None
     best = int(np.argmax(total))
@@ -892,8 +917,8 @@ def _look(
     edges and steps per side (see _view_edges) and the rim and floor chosen (or None)."""
     view, matrix = _top_down_view(empty, outline)
     height, width = view.shape[:2]
-    edges, colours, steps = _view_edges(view)
-    found = _rim_and_floor(edges, colours, (width - 1, height - 1))
+    edges, colours, chromas, steps = _view_edges(view)
+    found = _rim_and_floor(edges, colours, chromas, (width - 1, height - 1))
     return (width, height), matrix, edges, steps, found
 
 
