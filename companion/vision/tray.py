@@ -519,6 +519,10 @@ _PEAKS_PER_SIDE = 6
 # The floor's width and height, over the rim's, agree to this much (corners found to a pixel
 # or two in a 400-pixel view, and lens distortion bends the sides a little).
 _SCALE_TOLERANCE = 0.015
+# ...and in a view of the rim's own inner edge, where that relation is exact but for the lens.
+_SCALE_TOLERANCE_EXACT = 0.01
+# In that view the rim's edge lies within this many pixels of where the view puts it.
+_RIM_NEAR_PX = 3.0
 # The rim's top, just outside its inner edge, is one material under one light on all four
 # sides: its colours differ by at most this (Lab units), and each unit counts against a choice.
 _RIM_SPREAD = 15.0
@@ -603,6 +607,10 @@ def _sides_of(array: NDArray[np.float32], side: int) -> NDArray[np.float32]:
     return array[::-1]
 
 
+_LINEAR = ((np.arange(256) / 255.0) ** 2.2).astype(np.float32)
+"""Linear light for each 8-bit level (a camera's tone curve taken as a 2.2 power)."""
+
+
 def _view_edges(
     view: NDArray[np.uint8],
 ) -> tuple[
@@ -615,9 +623,9 @@ def _view_edges(
     _BAND_SHARE of it, the median Lab colour and the median chromaticity (linear channel over
     channel sum) at every offset in from it (N x 3 each), and the inward colour change per Lab
     channel at every pixel, turned as `_sides_of` turns it."""
-    smooth = cv2.GaussianBlur(view, (0, 0), 1.0).astype(np.float32)
-    lab = np.asarray(cv2.cvtColor(smooth / 255.0, cv2.COLOR_BGR2Lab), np.float32)
-    linear = np.asarray((smooth / 255.0) ** 2.2, np.float32)
+    smooth = np.asarray(cv2.GaussianBlur(view, (0, 0), 1.0), np.uint8)
+    lab = np.asarray(cv2.cvtColor(smooth.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab), np.float32)
+    linear = _LINEAR[smooth]
     gx = np.stack([cv2.Sobel(c, cv2.CV_32F, 1, 0, ksize=3) / 8.0 for c in cv2.split(lab)], -1)
     gy = np.stack([cv2.Sobel(c, cv2.CV_32F, 0, 1, ksize=3) / 8.0 for c in cv2.split(lab)], -1)
     edges: list[list[_Edge]] = []
@@ -634,7 +642,8 @@ def _view_edges(
         length = turned.shape[1]
         # The middle 80% of each line: the corners blur into the neighbouring side.
         lo, hi = int(0.1 * length), int(0.9 * length)
-        median = np.median(turned[:, lo:hi], axis=1)
+        # Every other pixel along the line: still some 130 or more votes for the median.
+        median = np.median(turned[:, lo:hi:2], axis=1)
         strength = np.abs(median).max(axis=1)
         # Colours change slowly along a line: every fourth pixel gives their median.
         colour = np.median(_sides_of(lab, side)[:reach, lo:hi:4], axis=1).astype(np.float32)
@@ -686,24 +695,31 @@ def _rim_and_floor(
     colours: list[NDArray[np.float32]],
     chromas: list[NDArray[np.float32]],
     size: tuple[int, int],
+    rim_near: float | None = None,
 ) -> tuple[list[_Edge], list[float], list[_Edge | None], float] | None:
     """The rim's inner edge and the floor's edge on each side (left, top, right, bottom) that
     best explain the view: strong edges, the rim's top one colour all round, the floor's
     rectangle in the rim's proportions, no shadow's edge, no edge left unexplained between
     rim and floor. Returns the rim's edges, the floor's offsets (view pixels in from each
     side), the floor's edges (None where hidden) and the choice's score (step units), or None
-    when nothing fits."""
+    when nothing fits. With `rim_near` (view pixels in from every side) the rim's edge is the
+    one within _RIM_NEAR_PX of it, and the proportions must agree more closely (the view is
+    then the rim's own, where the floor is exactly its scaled copy)."""
     width, height = size
     options: list[list[_Choice]] = []
     for side in range(4):
         choices: list[_Choice] = []
         for number, rim in enumerate(edges[side]):
-            if number == 0:
+            if rim_near is not None:
+                if abs(rim.offset - rim_near) > _RIM_NEAR_PX:
+                    continue
+            elif number == 0:
                 # The rim's top lies outside its inner edge: some edge must show beyond it.
                 continue
             # Just outside the edge, but not past the edge before it: a rim's top may be only a
             # few pixels wide, and beyond it lie the table or the outer wall.
-            start = round(max(edges[side][number - 1].offset + 1.0, rim.offset - 4.0))
+            before = edges[side][number - 1].offset if number > 0 else 0.0
+            start = round(max(before + 1.0, rim.offset - 4.0))
             stop = max(start + 1, round(rim.offset - 1.5))
             rim_colour = np.median(colours[side][start:stop], axis=0)
             no_wall = np.full(3, np.nan, np.float32)
@@ -770,7 +786,8 @@ def _rim_and_floor(
         ok &= ~hidden[side] | near
     fitted_w = width - fills[0] - fills[2]
     scale = np.where(both, fitted_w / rim_w, scale)
-    ok &= (scale > 0.6) & (scale < 1.0) & (mismatch <= _SCALE_TOLERANCE) & (spread <= _RIM_SPREAD)
+    tolerance = _SCALE_TOLERANCE if rim_near is None else _SCALE_TOLERANCE_EXACT
+    ok &= (scale > 0.6) & (scale < 1.0) & (mismatch <= tolerance) & (spread <= _RIM_SPREAD)
     total = np.where(ok, score - spread - 200.0 * mismatch - _WALL_COST * wall_gap, -np.inf)
     if not np.isfinite(total).any():
         return None
@@ -885,6 +902,19 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
             view_size, matrix, edges, steps, found = second
     if found is None:
         return None
+    # Look once more through a view of the rim's inner edge just found: there the floor is
+    # exactly the rim's scaled copy (in the outline's view only nearly, the outline lying at
+    # other heights), so hidden sides are placed better and shadows fit worse.
+    width, height = view_size
+    rim_sides = [_fitted_line(steps[side], found[0][side], 0.0) for side in range(4)]
+    if all(side is not None for side in rim_sides):
+        sides = [side for side in rim_sides if side is not None]
+        corners = np.array([_view_corner(sides, width, height, k) for k in range(4)], np.float64)
+        back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
+        exact = _look(empty, np.asarray(back, np.float64).reshape(4, 2), float(_VIEW_BORDER))
+        better = None if exact is None else exact[4]
+        if exact is not None and better is not None:
+            view_size, matrix, edges, steps, found = (*exact[:4], better)
     rims, offsets, floors, _ = found
     width, height = view_size
     lines: list[_Curve] = []
@@ -902,7 +932,7 @@ _Found = tuple[list[_Edge], list[float], list["_Edge | None"], float]
 
 
 def _look(
-    empty: BGRImage, outline: NDArray[np.float64]
+    empty: BGRImage, outline: NDArray[np.float64], rim_near: float | None = None
 ) -> (
     tuple[
         tuple[int, int],
@@ -918,7 +948,7 @@ def _look(
     view, matrix = _top_down_view(empty, outline)
     height, width = view.shape[:2]
     edges, colours, chromas, steps = _view_edges(view)
-    found = _rim_and_floor(edges, colours, chromas, (width - 1, height - 1))
+    found = _rim_and_floor(edges, colours, chromas, (width - 1, height - 1), rim_near)
     return (width, height), matrix, edges, steps, found
 
 
