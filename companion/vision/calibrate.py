@@ -12,10 +12,9 @@ from numpy.typing import NDArray
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
-from companion.vision.detect import find_cubes, patch_masses
+from companion.vision.detect import find_cubes, patch_masses, profile_evidence
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, Mask
-from companion.vision.likelihood import evidence
 from companion.vision.profile import (
     ColourModel,
     Profile,
@@ -24,12 +23,13 @@ from companion.vision.profile import (
     encode_png,
 )
 from companion.vision.segment import Comparison, Reference, compare
+from companion.vision.shadow import ShadowLine
 from companion.vision.shadow import learn as learn_shadow
 from companion.vision.tray import TrayView, find_tray, view_for, whole_picture
 
 # The view is scaled so a cube's side spans about this many pixels: enough to tell shapes
 # and colours apart, small enough to count an 800x600 picture in a few milliseconds.
-TARGET_SIDE = 13.0
+TARGET_SIDE = 11.0
 # A view never grows beyond the input picture, nor beyond this size (pixels).
 MAX_VIEW = 900
 # Covariance floor added to every colour model (L, a, b variances): JPEG and noise differ
@@ -39,6 +39,12 @@ COVARIANCE_FLOOR = (6.0, 2.0, 2.0)
 # fills. Two cubes side by side give about 2 and 1; a cube and a half at most 1.5.
 SINGLE_ASPECT = 1.4
 SINGLE_FILL = 0.7
+# The view is learned again when the cubes' own size differs from TARGET_SIDE by more than this.
+RESCALE_BEYOND = 0.12
+# Regions of a colour's evidence smaller than this (view pixels) are specks, not cubes.
+FOOTPRINT_MIN = 12.0
+# Pixels of shade and of cube a picture needs to tell where its cubes' shadows fall.
+MIN_SHADE = 20
 # A changed pixel of a colour picture this far (squared Mahalanobis) from the picture's own
 # colour is not cube: it is the shadow the cubes cast, or an edge.
 NOT_THE_CUBE_D2 = 25.0
@@ -176,8 +182,46 @@ def calibrate(
     # First pass at native scale: only to measure the cube size.
     first_scale = min(1.0, MAX_VIEW / max(width, height))
     side = _measure_side(empty, per_colour, view_for(corners, first_scale))
-    view = view_for(corners, first_scale * min(1.0, TARGET_SIDE / side))
-    return _learn(empty, per_colour, view, tray_found, debug)
+    scale = first_scale * min(1.0, TARGET_SIDE / side)
+    profile = _learn(empty, per_colour, view_for(corners, scale), tray_found, debug)
+    # The changed regions that gave the first side include the side faces and the shadow
+    # (1.1 to 2.6 times a cube's top, depending on the light). The colour models now tell
+    # cube from shadow: measure again on the cubes alone, and learn again at the view size
+    # that gives them TARGET_SIDE pixels.
+    cube = _footprint_side(profile, per_colour)
+    if cube is not None and abs(cube / TARGET_SIDE - 1.0) > RESCALE_BEYOND and scale < 1.0:
+        scale = min(1.0, scale * TARGET_SIDE / cube)
+        profile = _learn(empty, per_colour, view_for(corners, scale), tray_found, debug)
+        cube = _footprint_side(profile, per_colour)
+    if cube is not None:
+        profile = Profile.model_validate({**dict(profile), "cube_side": cube})
+    return _measure_areas(profile, per_colour)
+
+
+def _footprint_side(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> float | None:
+    """The side (view pixels) of the square one lone cube's own colour covers: the median
+    over the calibration pictures' lone cubes of the area their colour's evidence fills.
+    None when no cube lies alone."""
+    prepared = profile.prepared()
+    areas: list[float] = []
+    for index, colour in enumerate(COLOURS):
+        comparison = compare(profile.view.warp(per_colour[colour]), prepared.reference)
+        plane = profile_evidence(comparison, profile).maps[index]
+        strong = (plane >= np.float32(0.5)).astype(np.uint8)
+        n, regions, stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
+        for region in range(1, n):
+            area = float(stats[region, cv2.CC_STAT_AREA])
+            if area < FOOTPRINT_MIN:
+                continue
+            ys, xs = np.nonzero(regions == region)
+            if looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
+                areas.append(area)
+    if not areas:
+        return None
+    # Lone regions are mostly single cubes; a heap or a speck is far from the median.
+    middle = float(np.median(areas))
+    typical = [a for a in areas if 0.5 * middle <= a <= 1.6 * middle]
+    return float(np.sqrt(np.median(typical)))
 
 
 def _measure_side(empty: BGRImage, per_colour: Mapping[Colour, BGRImage], view: TrayView) -> float:
@@ -263,7 +307,7 @@ def _learn(
         colours=models,
         shadow=shadow,
     )
-    return _measure_areas(provisional, per_colour)
+    return provisional
 
 
 def _shadow_model(
@@ -295,7 +339,32 @@ def _shadow_model(
         deepest=line.deepest,
         spread=line.spread,
         area=shaded / max(cubes, 1),
+        offset=_shadow_offset(line, comparisons, candidates, inside),
     )
+
+
+def _shadow_offset(
+    line: ShadowLine,
+    comparisons: Mapping[Colour, Comparison],
+    candidates: Mapping[Colour, Mask],
+    inside: Mask,
+) -> tuple[float, float]:
+    """Where a cube's shadow lies from the cube (view pixels, x and y): in each picture every
+    cube casts about the same shadow, so the shadows' centre less the cubes' centre is that
+    offset; the median over the pictures stands for the set-up's one main light."""
+    offsets: list[tuple[float, float]] = []
+    for colour, comparison in comparisons.items():
+        shade = line.test(comparison.deficit) & candidates[colour]
+        cube = comparison.changed & inside & ~candidates[colour]
+        if shade.sum() < MIN_SHADE or cube.sum() < MIN_SHADE:
+            continue
+        sy, sx = np.nonzero(shade)
+        cy, cx = np.nonzero(cube)
+        offsets.append((float(sx.mean() - cx.mean()), float(sy.mean() - cy.mean())))
+    if not offsets:
+        return (0.0, 0.0)
+    middle = np.median(np.array(offsets), axis=0)
+    return (float(middle[0]), float(middle[1]))
 
 
 def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> Profile:
@@ -306,12 +375,11 @@ def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> P
     one cube is worth less evidence than the plain changed area used to learn the colours.
     """
     prepared = profile.prepared()
-    floor = prepared.reference.lab[:, :, 0]
     models = dict(profile.colours)
     for index, colour in enumerate(COLOURS):
         comparison = compare(profile.view.warp(per_colour[colour]), prepared.reference)
         found = [c for c in find_cubes(comparison, profile).cubes if c.colour == index]
-        plane = evidence(comparison, prepared.means, prepared.inverses, floor).maps[index]
+        plane = profile_evidence(comparison, profile).maps[index]
         mass, count = patch_masses(plane, found)
         # Only patches holding one cube: a miscount in a heap must not set the measure.
         lone = mass[count == 1]

@@ -25,6 +25,12 @@ from companion.vision.likelihood import Evidence, box_mean, evidence
 from companion.vision.profile import Profile
 from companion.vision.segment import Comparison
 
+# The proportions below are in "working sides": the square a lying cube's colour covers
+# (the profile's `cube_side`) with a rim of shade and edge around it, this much wider.
+WORKING_SIDE = 1.2
+# A shadow counts as cast (and the shade along it as no cube) when its centre lies this many
+# cube sides from the cube's.
+CAST_AT_LEAST = 0.4
 # The scoring box's side and the surrounding ring's width, in cube sides.
 BOX = 0.55
 RING = 0.3
@@ -70,6 +76,8 @@ EXTRA_AREA_CUBES = 0.5
 # A patch of one colour's evidence holding this many cubes' worth more than were found in it
 # may hide a cube.
 LEFT_OVER_CUBES = 0.35
+# A patch whose evidence falls this many cubes' worth short of the cubes found in it.
+SHORT_CUBES = 0.45
 # Evidence at least this strong makes up a colour's patches.
 PATCH_EVIDENCE = 0.3
 # Shadow beyond this many lying cubes' worth (on top of the cubes found) means a stack.
@@ -248,12 +256,23 @@ def _colour_of(
     return best, float(np.sqrt(d2[second]) - np.sqrt(d2[best])), second
 
 
+def profile_evidence(comparison: Comparison, profile: Profile) -> Evidence:
+    """The per-colour evidence of a compared view under a profile's colours and shadow."""
+    prepared = profile.prepared()
+    offset = profile.shadow.offset if profile.shadow is not None else None
+    # Under soft light the shadow hugs the cube: sliding by so little would only take away
+    # the evidence of dark cubes touching others.
+    if offset is not None and float(np.hypot(*offset)) < CAST_AT_LEAST * profile.cube_side:
+        offset = None
+    floor = prepared.reference.lab[:, :, 0]
+    return evidence(comparison, prepared.means, prepared.inverses, floor, offset)
+
+
 def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_debug) -> Detection:
     """The cubes in a compared view, one by one, and the doubts about them."""
     prepared = profile.prepared()
-    side = profile.cube_side
-    floor = prepared.reference.lab[:, :, 0]
-    seen = evidence(comparison, prepared.means, prepared.inverses, floor)
+    side = profile.cube_side * WORKING_SIDE
+    seen = profile_evidence(comparison, profile)
     debug("foreground", seen.foreground)
     debug("evidence", np.clip(seen.maps.max(axis=0) * 255.0, 0, 255).astype(np.uint8))
     inside = prepared.reference.inside
@@ -364,8 +383,13 @@ def _left_over(
     for index, plane in enumerate(maps):
         mass, found = patch_masses(plane, [c for c in cubes if c.colour == index])
         extra = mass / float(areas[index]) - found
+        name = COLOURS[index].value
         if np.any(extra >= LEFT_OVER_CUBES):
-            reasons.append(f"a {COLOURS[index].value} cube may be hidden under or beside others")
+            reasons.append(f"a {name} cube may be hidden under or beside others")
+        # Too little of a colour for the cubes found in it: one of them is mostly covered
+        # (by a cube lying on it, the rim, a hand), or is no cube at all.
+        if np.any((found > 0) & (extra <= -SHORT_CUBES)):
+            reasons.append(f"a {name} cube may be partly hidden or not a cube")
     return reasons
 
 
@@ -421,4 +445,4 @@ def _area_check(cubes: list[Found], foreground: Mask, typical: float) -> list[st
     return []
 
 
-__all__ = ["Detection", "Found", "find_cubes", "patch_masses", "select"]
+__all__ = ["Detection", "Found", "find_cubes", "patch_masses", "profile_evidence", "select"]

@@ -25,6 +25,8 @@ EXPLAINED_D2 = 28.0
 # A shadow-like pixel counts only when its best colour fits this well, and only this much.
 SHADOW_FIT_D2 = 28.0
 SHADOW_WEIGHT = 0.6
+# How far along its offset a shadow may reach, in offsets (a taller cube, a lower lamp).
+CAST_STEPS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 # Lightness steps (L units) that make a colour lighter than the floor, and a pixel darker.
 LIGHTER_BY = 8.0
 DARKER_BY = 4.0
@@ -51,9 +53,11 @@ def evidence(
     means: NDArray[np.float32],
     inverses: NDArray[np.float32],
     floor: FloatImage | None = None,
+    shadow_offset: tuple[float, float] | None = None,
 ) -> Evidence:
-    """Per-colour evidence maps of a compared view, given the K colour models (Lab) and the
-    empty tray's lightness (L, 0..100) per view pixel when known."""
+    """Per-colour evidence maps of a compared view, given the K colour models (Lab), the
+    empty tray's lightness (L, 0..100) per view pixel when known, and where a cube's shadow
+    lies from it (view pixels) when calibration learned that."""
     kernel = np.ones((3, 3), np.uint8)
     changed = cv2.morphologyEx(comparison.changed.astype(np.uint8), cv2.MORPH_OPEN, kernel)
     mask: Mask = changed.astype(np.bool_)
@@ -75,6 +79,11 @@ def evidence(
     explained = best <= EXPLAINED_D2
     weight = explained.astype(np.float32)
     weight[shadow_like] = np.where(best[shadow_like] <= SHADOW_FIT_D2, SHADOW_WEIGHT, 0.0)
+    if shadow_offset is not None and any(shadow_offset):
+        # Shade just where a cube beside it throws its shadow is that shadow, whatever
+        # colour it resembles.
+        cast = cast_shadows(mask & ~comparison.shadow_like, shadow_offset)
+        weight[shadow_like & cast[mask]] = 0.0
     values = (relative * weight[:, None]).astype(np.float32)
     if floor is not None:
         # A cube colour lighter than the floor does not look darker than the floor: such a
@@ -98,10 +107,24 @@ def evidence(
     return Evidence(maps, foreground, unexplained, shadow)
 
 
+def cast_shadows(casters: Mask, offset: tuple[float, float]) -> Mask:
+    """Where the casters' shadows may fall: the casters slid along the shadow's offset (view
+    pixels) from a quarter of it to one and a half times it, grown by a pixel or two."""
+    source = casters.astype(np.uint8)
+    height, width = source.shape
+    cast = np.zeros_like(source)
+    for step in CAST_STEPS:
+        shift = np.array([[1.0, 0.0, offset[0] * step], [0.0, 1.0, offset[1] * step]], np.float32)
+        moved = cv2.warpAffine(source, shift, (width, height), flags=cv2.INTER_NEAREST)
+        cast |= np.asarray(moved, np.uint8)
+    grown: Mask = cv2.dilate(cast, np.ones((3, 3), np.uint8)).astype(np.bool_)
+    return grown
+
+
 def box_mean(image: FloatImage, side: int) -> FloatImage:
     """Mean over a side x side box centred on each pixel (borders reflected)."""
     result: FloatImage = np.asarray(cv2.blur(image, (side, side)), np.float32)
     return result
 
 
-__all__ = ["Evidence", "box_mean", "evidence"]
+__all__ = ["Evidence", "box_mean", "cast_shadows", "evidence"]

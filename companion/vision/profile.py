@@ -57,6 +57,11 @@ class ShadowModel(BaseModel):
     area: float = Field(
         default=0.0, ge=0, description="Shadow one lying cube casts on the floor, view pixels."
     )
+    offset: tuple[float, float] = Field(
+        default=(0.0, 0.0),
+        description="Where a cube's shadow lies from the cube: its centre less the cube's, "
+        "view pixels (x, y).",
+    )
 
 
 class Profile(BaseModel):
