@@ -66,8 +66,9 @@ _VOTE_SPREAD_DEG = 5
 # Line directions are told apart to 1 / this many degrees: over a 500-pixel side, half a
 # degree moves an end by 4 pixels, past the edge search's reach.
 _BINS_PER_DEG = 2
-# Hough lines kept as side candidates, strongest first, after near-duplicates are dropped.
-_MAX_LINES = 60
+# Hough lines kept as side candidates, strongest first, after near-duplicates are dropped
+# (the tray shows a dozen or so; fewer than ~40 starts to lose a side in busy pictures).
+_MAX_LINES = 45
 # Opposite sides of a tray seen up to ~20 degrees off vertical differ in direction by less.
 _MAX_OPPOSITE_ANGLE = float(np.deg2rad(25.0))
 # Corners of a rectangle seen that obliquely stay above this angle.
@@ -510,7 +511,7 @@ _VIEW_SIDE = 400
 # an edge, outside the rim's inner edge (the rim's top always lies between the two).
 _VIEW_BORDER = 12
 # The rim and the floor's edges lie within this share of the view's side from the outline.
-_BAND_SHARE = 0.35
+_BAND_SHARE = 0.25
 # An edge is a step in the median colour along the whole line of at least this (Lab units
 # per pixel): a long straight edge, where print, grain or dots average out.
 _PEAK_STEP = 0.7
