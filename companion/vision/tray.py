@@ -180,26 +180,32 @@ def _support_tables(
     gx: NDArray[np.float32],
     gy: NDArray[np.float32],
     lines: list[tuple[float, float]],
-) -> tuple[NDArray[np.float64], int]:
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Per line, running counts of where an edge of each sign in each Lab channel crosses it.
 
-    Returns an array (lines, 6, 2T + 2): for channel c and sign s at index 2c + s, entry t + T + 1
-    counts the supported points from the line's foot point -T pixels along it up to t. T is the
-    picture's diagonal, so every visible part of every line is covered.
+    Returns an array (lines, 6, S + 1) and each line's start T0 (pixels along it from its foot
+    point, where it enters the picture's span): for channel c and sign s at index 2c + s,
+    entry k counts the supported points from T0 up to T0 + k - 1. S, the picture's diagonal,
+    covers every visible part of every line.
     """
     height, width = lab.shape[:2]
-    half = int(np.ceil(np.hypot(height, width)))
-    steps = np.arange(-half, half + 1, dtype=np.float64)[None, :]
-    tables = np.zeros((len(lines), 6, 2 * half + 2), np.float64)
+    span = int(np.ceil(np.hypot(height, width))) + 3
+    tables = np.zeros((len(lines), 6, span + 1), np.float64)
     if not lines:
-        return tables, half
+        return tables, np.zeros(0, np.int64)
     # All lines at once: (lines x points along them), sampled on _SEARCH_PX shifts either side.
     thetas = np.array([theta for theta, _ in lines], np.float64)[:, None]
     rhos = np.array([rho for _, rho in lines], np.float64)[:, None]
     nx, ny = np.cos(thetas), np.sin(thetas)
-    best_pos = np.full((3, len(lines), steps.size), -np.inf, np.float32)
-    best_neg = np.full((3, len(lines), steps.size), np.inf, np.float32)
-    inside_any = np.zeros((len(lines), steps.size), np.bool_)
+    # Along a line, t = -x sin(theta) + y cos(theta): it sees the picture between the least and
+    # the greatest t of the picture's corners.
+    corner_x = np.array([0.0, width - 1.0, width - 1.0, 0.0])[None, :]
+    corner_y = np.array([0.0, 0.0, height - 1.0, height - 1.0])[None, :]
+    starts = np.floor((-corner_x * ny + corner_y * nx).min(axis=1)).astype(np.int64) - 1
+    steps = starts[:, None].astype(np.float64) + np.arange(span, dtype=np.float64)[None, :]
+    best_pos = np.full((3, len(lines), span), -np.inf, np.float32)
+    best_neg = np.full((3, len(lines), span), np.inf, np.float32)
+    inside_any = np.zeros((len(lines), span), np.bool_)
     for shift in range(-_SEARCH_PX, _SEARCH_PX + 1):
         xs = np.rint((rhos + shift) * nx - steps * ny).astype(np.int64)
         ys = np.rint((rhos + shift) * ny + steps * nx).astype(np.int64)
@@ -217,7 +223,7 @@ def _support_tables(
         neg = (best_neg[channel] <= -_EDGE_STEP) & inside_any
         tables[:, 2 * channel, 1:] = np.cumsum(pos, axis=1)
         tables[:, 2 * channel + 1, 1:] = np.cumsum(neg, axis=1)
-    return tables, half
+    return tables, starts
 
 
 def _intersections(
@@ -246,23 +252,31 @@ def _crossing_params(lines: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _segment_support(
-    tables: NDArray[np.float64], half: int, params: NDArray[np.float64], min_side: float
+    tables: NDArray[np.float64],
+    starts: NDArray[np.int64],
+    params: NDArray[np.float64],
+    min_side: float,
 ) -> NDArray[np.float32]:
     """S[i, k, l]: the share of line i between its crossings with lines k and l (the middle 80%,
     since corners blur into the neighbouring side) along which one Lab channel steps across it
-    with one sign; 0 where that piece is shorter than `min_side` pixels or a crossing is missing."""
+    with one sign; 0 where that piece is shorter than `min_side` pixels or a crossing is missing.
+    `tables` and `starts` are as _support_tables gives them."""
     count = len(params)
+    last = tables.shape[2] - 1
     support = np.zeros((count, count, count), np.float32)
     for i in range(count):
         t_k, t_l = params[i][:, None], params[i][None, :]
         low, high = np.fmin(t_k, t_l), np.fmax(t_k, t_l)
         valid = np.isfinite(low) & np.isfinite(high) & (high - low >= min_side)
         trim = 0.1 * np.where(valid, high - low, 0.0)
-        low_i = np.clip(np.rint(np.where(valid, low + trim, 0.0)), -half, half).astype(np.int64)
-        high_i = np.clip(np.rint(np.where(valid, high - trim, 0.0)), -half, half).astype(np.int64)
-        length = np.maximum(high_i - low_i, 1)
+        low_t = np.rint(np.where(valid, low + trim, 0.0)) - starts[i] + 1
+        high_t = np.rint(np.where(valid, high - trim, 0.0)) - starts[i] + 1
+        low_i = np.clip(low_t, 0, last).astype(np.int64)
+        high_i = np.clip(high_t, 0, last).astype(np.int64)
+        length = np.maximum(np.rint(high - trim) - np.rint(low + trim), 1.0)
+        length = np.where(valid, length, 1.0)
         table = tables[i]
-        best = np.max(table[:, high_i + half + 1] - table[:, low_i + half + 1], axis=0) / length
+        best = np.max(table[:, high_i] - table[:, low_i], axis=0) / length
         support[i] = np.where(valid, best, 0.0)
     return support
 
@@ -350,9 +364,9 @@ def _outlines(empty: BGRImage) -> tuple[NDArray[np.float64], NDArray[np.float32]
     lines = np.array(_hough_lines(lab, gx, gy), np.float64).reshape(-1, 2)
     if len(lines) < 4:
         return np.zeros((0, 4, 2), np.float64), bgr, scale
-    tables, half = _support_tables(lab, gx, gy, [(float(t), float(r)) for t, r in lines])
+    tables, starts = _support_tables(lab, gx, gy, [(float(t), float(r)) for t, r in lines])
     min_side = 0.2 * min(height, width)
-    support = _segment_support(tables, half, _crossing_params(lines), min_side)
+    support = _segment_support(tables, starts, _crossing_params(lines), min_side)
     quads = _quads(lines, support)
     if len(quads) == 0:
         return np.zeros((0, 4, 2), np.float64), bgr, scale
