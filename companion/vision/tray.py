@@ -658,16 +658,24 @@ def _view_edges(
         # The middle 80% of each line: the corners blur into the neighbouring side.
         lo, hi = int(0.1 * length), int(0.9 * length)
         # Every other pixel along the line: still some 130 or more votes for the median.
-        median = np.median(turned[:, lo:hi:2], axis=1)
+        median = _row_medians(turned[:, lo:hi:2])
         strength = np.abs(median).max(axis=1)
         # Colours change slowly along a line: every fourth pixel gives their median.
-        colour = np.median(_sides_of(lab, side)[:reach, lo:hi:4], axis=1).astype(np.float32)
-        light = np.median(_sides_of(linear, side)[:reach, lo:hi:4], axis=1)
+        colour = _row_medians(_sides_of(lab, side)[:reach, lo:hi:4])
+        light = _row_medians(_sides_of(linear, side)[:reach, lo:hi:4])
         edges.append(_peaks(strength, median, light, depth))
         colours.append(colour)
         chromas.append(light / np.maximum(light.sum(axis=1, keepdims=True), 1e-6))
         steps.append(turned)
     return edges, colours, chromas, steps
+
+
+def _row_medians(values: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The median over the second axis of `values` (N x M x C), of its first M or M - 1
+    entries, whichever is odd (one partition, no averaging of two middles)."""
+    count = values.shape[1] - (1 - values.shape[1] % 2)
+    middle = count // 2
+    return np.asarray(np.partition(values[:, :count], middle, axis=1)[:, middle], np.float32)
 
 
 def _peaks(
@@ -736,7 +744,7 @@ def _rim_and_floor(
             before = edges[side][number - 1].offset if number > 0 else 0.0
             start = round(max(before + 1.0, rim.offset - 4.0))
             stop = max(start + 1, round(rim.offset - 1.5))
-            rim_colour = np.median(colours[side][start:stop], axis=0)
+            rim_colour = colours[side][start:stop].mean(axis=0)
             no_wall = np.full(3, np.nan, np.float32)
             choices.append((rim, None, -_HIDDEN_COST, rim_colour, no_wall))
             for floor in edges[side]:
