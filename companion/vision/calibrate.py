@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
-from companion.vision.detect import find_cubes, patch_masses, profile_evidence
+from companion.vision.detect import find_cubes, looks_single, patch_masses, profile_evidence
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, Mask
 from companion.vision.profile import (
@@ -35,10 +35,6 @@ MAX_VIEW = 900
 # Covariance floor added to every colour model (L, a, b variances): JPEG and noise differ
 # between shots, and a model learned from few pixels must not be over-sure.
 COVARIANCE_FLOOR = (6.0, 2.0, 2.0)
-# One cube alone: longest over shortest side of its enclosing box, and the box's share it
-# fills. Two cubes side by side give about 2 and 1; a cube and a half at most 1.5.
-SINGLE_ASPECT = 1.4
-SINGLE_FILL = 0.7
 # The view is learned again when the cubes' own size differs from TARGET_SIDE by more than this.
 RESCALE_BEYOND = 0.12
 # Regions of a colour's evidence smaller than this (view pixels) are specks, not cubes.
@@ -104,16 +100,6 @@ def _regions(view: BGRImage, reference: Reference) -> _Found:
         if len(points) >= 20 and looks_single(points):
             singles.append(areas[index - 1])
     return _Found(cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32), cube, singles)
-
-
-def looks_single(points: NDArray[np.float32]) -> bool:
-    """Whether a region's pixels (N x 2, x y) form one compact square-ish shape, not two
-    cubes side by side: its enclosing box is nearly square and mostly filled."""
-    (_, _), (w, h), _ = cv2.minAreaRect(points)
-    w, h = max(w, 1.0), max(h, 1.0)
-    aspect = max(w, h) / min(w, h)
-    fill = len(points) / (w * h)
-    return aspect <= SINGLE_ASPECT and fill >= SINGLE_FILL
 
 
 def _cube_area(areas: list[float]) -> float:

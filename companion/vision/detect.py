@@ -11,7 +11,7 @@ beside it, colours between two models) makes the reading unsure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -76,6 +76,11 @@ EXTRA_AREA_CUBES = 0.5
 # A patch of one colour's evidence holding this many cubes' worth more than were found in it
 # may hide a cube.
 LEFT_OVER_CUBES = 0.35
+# One cube alone: longest over shortest side of its enclosing box, and the box's share it
+# fills. Two cubes side by side give about 2 and 1; a cube and a half at most 1.5.
+SINGLE_ASPECT = 1.4
+SINGLE_FILL = 0.7
+SINGLE_MIN_PIXELS = 12
 # A patch whose evidence falls this many cubes' worth short of the cubes found in it.
 SHORT_CUBES = 0.45
 # Evidence at least this strong makes up a colour's patches.
@@ -274,7 +279,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     side = profile.cube_side * WORKING_SIDE
     seen = profile_evidence(comparison, profile)
     debug("foreground", seen.foreground)
-    debug("evidence", np.clip(seen.maps.max(axis=0) * 255.0, 0, 255).astype(np.uint8))
+    if debug is not no_debug:
+        debug("evidence", np.clip(seen.maps.max(axis=0) * 255.0, 0, 255).astype(np.uint8))
     inside = prepared.reference.inside
     # A cube against the rim still counts: its centre may lie a little outside the floor.
     grow = _odd(side)
@@ -304,7 +310,22 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
     typical = side * side
     shadow_area = profile.shadow.area if profile.shadow is not None else 0.0
-    doubts = _doubts(cubes, seen, side, typical, inside, prepared.areas, shadow_area)
+    # The doubts look only at what changed: the box around it is all they need.
+    changed = seen.foreground | seen.shadow
+    rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+    if len(rows) == 0:
+        return Detection(cubes, _doubts(cubes, seen, side, typical, inside, prepared.areas, 0.0))
+    pad = int(2 * side) + 2
+    top, left = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
+    box = (slice(top, int(rows[-1]) + pad + 1), slice(left, int(cols[-1]) + pad + 1))
+    local = Evidence(
+        seen.maps[(slice(None), *box)],
+        seen.foreground[box],
+        seen.unexplained[box],
+        seen.shadow[box],
+    )
+    moved = [replace(c, x=c.x - left, y=c.y - top) for c in cubes]
+    doubts = _doubts(moved, local, side, typical, inside[box], prepared.areas, shadow_area)
     return Detection(cubes, doubts)
 
 
@@ -386,6 +407,8 @@ def _left_over(
         name = COLOURS[index].value
         if np.any(extra >= LEFT_OVER_CUBES):
             reasons.append(f"a {name} cube may be hidden under or beside others")
+        if np.any((found == 1) & (extra > 0.0)) and _one_cube_looks_like_two(plane, cubes, index):
+            reasons.append(f"two {name} cubes may lie together as one")
         # Too little of a colour for the cubes found in it: one of them is mostly covered
         # (by a cube lying on it, the rim, a hand), or is no cube at all.
         if np.any((found > 0) & (extra <= -SHORT_CUBES)):
@@ -393,17 +416,58 @@ def _left_over(
     return reasons
 
 
+def looks_single(points: NDArray[np.float32]) -> bool:
+    """Whether a region's pixels (N x 2, x y) form one compact square-ish shape, not two
+    cubes side by side: its enclosing box is nearly square and mostly filled."""
+    (_, _), (w, h), _ = cv2.minAreaRect(points)
+    w, h = max(w, 1.0), max(h, 1.0)
+    aspect = max(w, h) / min(w, h)
+    fill = len(points) / (w * h)
+    return aspect <= SINGLE_ASPECT and fill >= SINGLE_FILL
+
+
+def _one_cube_looks_like_two(plane: NDArray[np.float32], cubes: list[Found], index: int) -> bool:
+    """Whether a patch of this colour holding one found cube is not one compact square (two
+    cubes touching, one leaning on the other, give one peak and an oblong patch)."""
+    present = (plane >= np.float32(PATCH_EVIDENCE)).astype(np.uint8)
+    for cube in cubes:
+        if cube.colour != index:
+            continue
+        filled = present.copy()
+        mask = np.zeros((present.shape[0] + 2, present.shape[1] + 2), np.uint8)
+        x, y = int(cube.x), int(cube.y)
+        if not present[y, x]:
+            continue
+        cv2.floodFill(filled, mask, (x, y), 2)
+        others = sum(1 for o in cubes if o.colour == index and filled[int(o.y), int(o.x)] == 2)
+        ys, xs = np.nonzero(filled == 2)
+        if others > 1 or len(xs) < SINGLE_MIN_PIXELS:
+            continue
+        if not looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
+            return True
+    return False
+
+
 def patch_masses(
     plane: NDArray[np.float32], cubes: list[Found]
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """For each connected patch of one colour's evidence: its summed evidence, and how many
     of `cubes` (found cubes of that colour) lie in it."""
-    present = (plane >= np.float32(PATCH_EVIDENCE)).astype(np.uint8)
-    n, patches = cv2.connectedComponents(present, connectivity=8)
-    mass = np.bincount(patches.ravel(), weights=plane.ravel(), minlength=n)
+    present = plane >= np.float32(PATCH_EVIDENCE)
+    rows, cols = np.flatnonzero(present.any(axis=1)), np.flatnonzero(present.any(axis=0))
+    if len(rows) == 0:
+        return np.zeros(0, np.float64), np.zeros(0, np.int64)
+    # Only the box around the evidence: most of the view is empty floor.
+    top, left = int(rows[0]), int(cols[0])
+    box = (slice(top, int(rows[-1]) + 1), slice(left, int(cols[-1]) + 1))
+    n, patches = cv2.connectedComponents(present[box].astype(np.uint8), connectivity=8)
+    mass = np.bincount(patches.ravel(), weights=plane[box].ravel(), minlength=n)
     found = np.zeros(n, np.int64)
+    height, width = patches.shape
     for cube in cubes:
-        found[patches[int(cube.y), int(cube.x)]] += 1
+        y, x = int(cube.y) - top, int(cube.x) - left
+        if 0 <= y < height and 0 <= x < width:
+            found[patches[y, x]] += 1
     return mass[1:].astype(np.float64), found[1:]
 
 

@@ -88,13 +88,14 @@ def evidence(
     if floor is not None:
         # A cube colour lighter than the floor does not look darker than the floor: such a
         # pixel is a shadow (often lit by a bluer sky, so its hue moved off the floor's).
-        # Likewise a colour darker than the floor does not look as light as the floor: such
-        # a pixel is the floor under changed light.
+        # Likewise a colour darker than the floor does not look lighter than the floor: such
+        # a pixel is the floor under changed light. (A darker cube's lit top may come close
+        # to the floor's lightness, so only lighter counts.)
         beneath = floor[mask]
         lighter = means[None, :, 0] > beneath[:, None] + LIGHTER_BY
         darker = means[None, :, 0] < beneath[:, None] - LIGHTER_BY
         below = pixels[:, 0] < beneath - DARKER_BY
-        above = pixels[:, 0] > beneath - DARKER_BY
+        above = pixels[:, 0] > beneath + DARKER_BY
         values[(lighter & below[:, None]) | (darker & above[:, None])] = 0.0
     ys, xs = np.nonzero(mask)
     maps[:, ys, xs] = values.T

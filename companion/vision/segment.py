@@ -26,6 +26,8 @@ SHADOW_MAX_RATIO = 0.97
 # Largest chromaticity change (r, g, b shares) still called a shadow; room light is often bluer.
 SHADOW_MAX_CHROMA = 0.045
 SHADOW_DARK_CHROMA = 0.06
+# The level mapping samples every this many pixels of each row and column.
+SAMPLE_STEP = 4
 # Level mapping: levels are pooled in bins this wide; a bin needs this many tray pixels, and
 # its median may differ from the overall gain by at most this factor, to be believed.
 LEVEL_BIN = 4
@@ -218,10 +220,13 @@ def tone_tables(
     little tray behind them (dark cubes live there), or whose tray pixels disagree with the
     picture's overall gain, follow the gain instead, so cubes cannot bend the mapping.
     """
-    sample = (slice(None, None, 3), slice(None, None, 3))
-    inside = (reference.inside & ~_small_changes(raw, gains, reference))[sample]
-    pic = np.clip(np.round(raw[sample][inside] * 255.0), 0, 255).astype(np.int32)
-    ref = reference.bgr[sample][inside].astype(np.float64) * 255.0
+    sample = (slice(None, None, SAMPLE_STEP), slice(None, None, SAMPLE_STEP))
+    raw_sample, ref_sample = raw[sample], reference.bgr[sample]
+    inside = reference.inside[sample] & ~_small_changes(
+        raw_sample, ref_sample, gains, reference.cube_side / SAMPLE_STEP
+    )
+    pic = np.clip(np.round(raw_sample[inside] * 255.0), 0, 255).astype(np.int32)
+    ref = ref_sample[inside].astype(np.float64) * 255.0
     # Only pixel pairs near the overall gain in all three channels are surely tray: a cube
     # differs from the floor beneath it in at least one channel by more than that.
     near = np.all(np.abs((pic + 2.0) / (ref * gains + 2.0) - 1.0) < LEVEL_NEAR, axis=1)
@@ -232,25 +237,21 @@ def tone_tables(
     for channel in range(3):
         by_gain = np.minimum(levels / gains[channel], 255.0)
         x, y = pic[:, channel], ref[:, channel]
-        order = np.argsort(x, kind="stable")
-        x, y = x[order], y[order]
         bins = x // LEVEL_BIN
-        starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
-        ends = np.r_[starts[1:], len(x)]
-        centres, medians, weights = [], [], []
-        for first, last in zip(starts, ends, strict=True):
-            count = last - first
-            if count < LEVEL_MIN_PIXELS:
-                continue
-            centre = float(np.median(x[first:last]))
-            median = float(np.median(y[first:last]))
-            expected = centre / gains[channel]
-            # Tray pixels move with the light; a level far from that is mostly cubes.
-            if not expected / LEVEL_TRUST <= median + 4.0 <= expected * LEVEL_TRUST + 8.0:
-                continue
-            centres.append(centre)
-            medians.append(median)
-            weights.append(float(count))
+        # Each bin's median at once: sort by bin, then by the empty tray's level within it.
+        order = np.lexsort((y, bins))
+        counts = np.bincount(bins, minlength=256 // LEVEL_BIN)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        used = counts >= LEVEL_MIN_PIXELS
+        medians = y[order][starts[used] + counts[used] // 2]
+        centres = np.bincount(bins, weights=x, minlength=len(counts))[used] / counts[used]
+        expected = centres / gains[channel]
+        # Tray pixels move with the light; a level far from that is mostly cubes.
+        trusted = (expected / LEVEL_TRUST <= medians + 4.0) & (
+            medians + 4.0 <= expected * LEVEL_TRUST + 8.0
+        )
+        centres, medians = centres[trusted], medians[trusted]
+        weights = counts[used][trusted].astype(np.float64)
         if len(centres) < 2:
             curve = by_gain
         else:
@@ -266,23 +267,26 @@ def tone_tables(
     return tables
 
 
-def _small_changes(raw: FloatImage, gains: NDArray[np.float64], reference: Reference) -> Mask:
-    """Cube-sized patches that differ from the empty tray under the overall gain, grown a
-    little: left out of the level mapping, or a white cube on a beige floor would teach it
-    that the cube's levels are the floor's. Patches bigger than a few cubes are kept in:
-    those are the light itself changing (a highlight, clipping), which the mapping is for."""
-    expected = reference.bgr * gains.astype(np.float32)[None, None, :]
+def _small_changes(
+    raw: FloatImage, empty: FloatImage, gains: NDArray[np.float64], cube_side: float
+) -> Mask:
+    """Cube-sized patches where `raw` differs from the `empty` tray under the overall gain,
+    grown a little (`cube_side` in these pictures' pixels): left out of the level mapping,
+    or a white cube on a beige floor would teach it that the cube's levels are the floor's.
+    Patches bigger than a few cubes are kept in: those are the light itself changing (a
+    highlight, clipping), which the mapping is for."""
+    expected = empty * gains.astype(np.float32)[None, None, :]
     relative = np.abs(raw - expected) / (expected + np.float32(0.02))
-    differs = (channel_max(relative) > SMALL_CHANGE).astype(np.uint8)
+    differs = (channel_max(np.ascontiguousarray(relative)) > SMALL_CHANGE).astype(np.uint8)
     n, regions, stats, _ = cv2.connectedComponentsWithStats(differs, connectivity=8)
-    largest = SMALL_CHANGE_CUBES * reference.cube_side**2
+    largest = SMALL_CHANGE_CUBES * cube_side**2
     small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] <= largest)
     small = small[small > 0]
     if n <= 1 or len(small) == 0:
         none: Mask = np.zeros(differs.shape, np.bool_)
         return none
     patches = np.isin(regions, small).astype(np.uint8)
-    reach = max(3, round(reference.cube_side * 0.3)) | 1
+    reach = max(3, round(cube_side * 0.3)) | 1
     grown: Mask = cv2.dilate(patches, np.ones((reach, reach), np.uint8)).astype(np.bool_)
     return grown
 
@@ -326,39 +330,46 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         # that nothing looks changed.
         typical = min(typical, NOISY_LIMIT * max(reference.noise, 1.0))
     threshold = max(MIN_DIFFERENCE, NOISE_FACTOR * typical)
-    brightness, share = chromaticity(bgr)
-    ratio = brightness / (reference.brightness + np.float32(1e-3))
-    hue_shift = channel_max(np.abs(share - reference.share))
-    # Where the tray is nearly white the camera clips, and a small exposure change between
-    # shots cannot be undone by the gains: bright and same hue there means unchanged.
-    clipped = (
-        (reference.peak >= CLIPPED)
-        & (channel_max(raw) >= CLIPPED)
-        & (hue_shift <= SHADOW_MAX_CHROMA)
-    )
+    limit: FloatImage | float = threshold
     if reference.local_noise is not None:
         # Where shots differ anyway (wall shade, print edges, dark noise) a cube must stand
         # out further than that.
-        changed = (
-            difference > np.maximum(threshold, LOCAL_NOISE_FACTOR * reference.local_noise)
-        ) & ~clipped
-    else:
-        changed = (difference > threshold) & ~clipped
+        limit = np.maximum(threshold, LOCAL_NOISE_FACTOR * reference.local_noise)
+    changed = difference > limit
     if reference.unstable is not None:
         changed &= ~reference.unstable
-    assert reference.linear is not None
-    deficit = darkening(mapped, reference.linear)
-    if reference.shadow is not None:
-        shadow_like = changed & (ratio >= SHADOW_MIN_RATIO) & reference.shadow.test(deficit)
-    else:
-        shadow_like = (
-            changed
-            & (ratio >= SHADOW_MIN_RATIO)
-            & (ratio <= SHADOW_MAX_RATIO)
-            # Deep shadows are lit by the room (often another colour than the lamp) and their
-            # few photons make the hue noisy: the darker, the more hue shift is allowed.
-            & (hue_shift <= SHADOW_MAX_CHROMA + SHADOW_DARK_CHROMA * (1.0 - ratio))
+    # The finer tests only matter where something changed: the box around it (most of a
+    # tray is empty floor). Outside it the picture is the tray: ratio 1, no darkening.
+    ratio = np.ones(changed.shape, np.float32)
+    deficit = np.zeros(bgr.shape, np.float32)
+    shadow_like = np.zeros_like(changed)
+    rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+    if len(rows):
+        box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
+        brightness, share = chromaticity(bgr[box])
+        ratio[box] = brightness / (reference.brightness[box] + np.float32(1e-3))
+        hue_shift = channel_max(np.abs(share - reference.share[box]))
+        # Where the tray is nearly white the camera clips, and a small exposure change
+        # between shots cannot be undone by the gains: bright and same hue there means
+        # unchanged.
+        clipped = (
+            (reference.peak[box] >= CLIPPED)
+            & (channel_max(np.ascontiguousarray(raw[box])) >= CLIPPED)
+            & (hue_shift <= SHADOW_MAX_CHROMA)
         )
+        changed[box] &= ~clipped
+        assert reference.linear is not None
+        deficit[box] = darkening(mapped[box], reference.linear[box])
+        local_ratio = ratio[box]
+        if reference.shadow is not None:
+            darker = reference.shadow.test(deficit[box])
+        else:
+            # Deep shadows are lit by the room (often another colour than the lamp) and
+            # their few photons make the hue noisy: the darker, the more hue shift allowed.
+            darker = (local_ratio <= SHADOW_MAX_RATIO) & (
+                hue_shift <= SHADOW_MAX_CHROMA + SHADOW_DARK_CHROMA * (1.0 - local_ratio)
+            )
+        shadow_like[box] = changed[box] & (local_ratio >= SHADOW_MIN_RATIO) & darker
     matching = float(np.mean(difference[::2, ::2][inside[::2, ::2]] <= threshold))
     g = (float(gains[0]), float(gains[1]), float(gains[2]))
     structure = correlation(raw, reference.bgr)
@@ -378,12 +389,12 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
 
 
 def correlation(first: FloatImage, second: FloatImage) -> float:
-    """Pearson correlation of two pictures' brightness (every other pixel), -1..1.
+    """Pearson correlation of two pictures' brightness (every fourth pixel), -1..1.
 
     Light and exposure changes keep it high; another scene or a covered lens does not.
     """
-    a = first[::2, ::2].sum(axis=2).ravel()
-    b = second[::2, ::2].sum(axis=2).ravel()
+    a = first[::4, ::4].sum(axis=2).ravel()
+    b = second[::4, ::4].sum(axis=2).ravel()
     a = a - a.mean()
     b = b - b.mean()
     scale = float(np.sqrt(np.dot(a, a) * np.dot(b, b)))
