@@ -335,22 +335,29 @@ def _shadow_offset(
     candidates: Mapping[Colour, Mask],
     inside: Mask,
 ) -> tuple[float, float]:
-    """Where a cube's shadow lies from the cube (view pixels, x and y): in each picture every
-    cube casts about the same shadow, so the shadows' centre less the cubes' centre is that
-    offset; the median over the pictures stands for the set-up's one main light."""
-    offsets: list[tuple[float, float]] = []
+    """Where a cube's shadow lies from the cube (view pixels, x and y): the shift that best
+    lays the pictures' cubes onto their shadows (cross-correlation of the two masks, summed
+    over the seven pictures: one main light throws every shadow the same way)."""
+    total: NDArray[np.float64] | None = None
     for colour, comparison in comparisons.items():
-        shade = line.test(comparison.deficit) & candidates[colour]
-        cube = comparison.changed & inside & ~candidates[colour]
+        shade = (line.test(comparison.deficit) & candidates[colour]).astype(np.float64)
+        cube = (comparison.changed & inside & ~candidates[colour]).astype(np.float64)
         if shade.sum() < MIN_SHADE or cube.sum() < MIN_SHADE:
             continue
-        sy, sx = np.nonzero(shade)
-        cy, cx = np.nonzero(cube)
-        offsets.append((float(sx.mean() - cx.mean()), float(sy.mean() - cy.mean())))
-    if not offsets:
+        spectrum = np.fft.rfft2(shade) * np.conj(np.fft.rfft2(cube))
+        correlation = np.fft.irfft2(spectrum, s=shade.shape)
+        total = correlation if total is None else total + correlation
+    if total is None:
         return (0.0, 0.0)
-    middle = np.median(np.array(offsets), axis=0)
-    return (float(middle[0]), float(middle[1]))
+    # Shifts wrap around: index k stands for k or k - size; look within a few cubes only.
+    height, width = total.shape
+    dy = np.fft.fftfreq(height, 1.0 / height)
+    dx = np.fft.fftfreq(width, 1.0 / width)
+    reach = max(4.0, 0.25 * min(height, width))
+    near = (np.abs(dy)[:, None] <= reach) & (np.abs(dx)[None, :] <= reach)
+    best = int(np.argmax(np.where(near, total, -np.inf)))
+    row, col = divmod(best, width)
+    return (float(dx[col]), float(dy[row]))
 
 
 def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> Profile:
