@@ -137,13 +137,15 @@ def _hough_lines(
     width_rho = 2 * diagonal + 1
     base = np.rint(np.degrees(angle) * _BINS_PER_DEG).astype(np.int64)
     reach = _VOTE_SPREAD_DEG * _BINS_PER_DEG
-    cosines = np.cos(np.radians(np.arange(bins) / _BINS_PER_DEG))
-    sines = np.sin(np.radians(np.arange(bins) / _BINS_PER_DEG))
+    # Single precision is ample for rho to the pixel, and twice as fast.
+    cosines = np.cos(np.radians(np.arange(bins) / _BINS_PER_DEG)).astype(np.float32)
+    sines = np.sin(np.radians(np.arange(bins) / _BINS_PER_DEG)).astype(np.float32)
+    xs_f, ys_f = xs.astype(np.float32), ys.astype(np.float32)
     cells = []
     for spread in range(-reach, reach + 1):
         theta_bin = np.mod(base + spread, bins)
-        rho = np.rint(xs * cosines[theta_bin] + ys * sines[theta_bin]).astype(np.int64) + diagonal
-        cells.append(theta_bin * width_rho + rho)
+        rho = np.rint(xs_f * cosines[theta_bin] + ys_f * sines[theta_bin]).astype(np.int64)
+        cells.append(theta_bin * width_rho + rho + diagonal)
     # One bincount over all votes: far faster than accumulating them one by one.
     accumulator = np.bincount(np.concatenate(cells), minlength=bins * width_rho)
     accumulator = accumulator.reshape(bins, width_rho).astype(np.int32)
@@ -536,6 +538,8 @@ _PEAKS_PER_SIDE = 6
 _SCALE_TOLERANCE = 0.015
 # ...and in a view of the rim's own inner edge, where that relation is exact but for the lens.
 _SCALE_TOLERANCE_EXACT = 0.01
+# Rims of this many runners-up in the outline's view get a look through their own view too.
+_RIM_ALTERNATIVES = 2
 # In that view the rim's edge lies within this many pixels of where the view puts it.
 _RIM_NEAR_PX = 3.0
 # The rim's top, just outside its inner edge, is one material under one light on all four
@@ -719,13 +723,13 @@ def _rim_and_floor(
     chromas: list[NDArray[np.float32]],
     size: tuple[int, int],
     rim_near: float | None = None,
-) -> tuple[list[_Edge], list[float], list[_Edge | None], float] | None:
+) -> tuple[list[_Edge], list[float], list[_Edge | None], float, list[list[_Edge]]] | None:
     """The rim's inner edge and the floor's edge on each side (left, top, right, bottom) that
     best explain the view: strong edges, the rim's top one colour all round, the floor's
     rectangle in the rim's proportions, no shadow's edge, no edge left unexplained between
     rim and floor. Returns the rim's edges, the floor's offsets (view pixels in from each
-    side), the floor's edges (None where hidden) and the choice's score (step units), or None
-    when nothing fits. With `rim_near` (view pixels in from every side) the rim's edge is the
+    side), the floor's edges (None where hidden), the choice's score (step units) and the
+    rims of up to _RIM_ALTERNATIVES runners-up, or None when nothing fits. With `rim_near` (view pixels in from every side) the rim's edge is the
     one within _RIM_NEAR_PX of it, and the proportions must agree more closely (the view is
     then the rim's own, where the floor is exactly its scaled copy)."""
     width, height = size
@@ -816,11 +820,24 @@ def _rim_and_floor(
         return None
     best = int(np.argmax(total))
     chosen = [options[side][int(flat[side][best])] for side in range(4)]
+    # The runners-up with other rims, best first: a strong crease may pass for the rim's edge
+    # here and be found out in the rim's own view.
+    others: list[list[_Edge]] = []
+    seen = {tuple(round(c[0].offset, 1) for c in chosen)}
+    for index in np.argsort(-total)[: 50 * (_RIM_ALTERNATIVES + 1)]:
+        if not np.isfinite(total[index]) or len(others) == _RIM_ALTERNATIVES:
+            break
+        rims = [options[side][int(flat[side][index])][0] for side in range(4)]
+        key = tuple(round(rim.offset, 1) for rim in rims)
+        if key not in seen:
+            seen.add(key)
+            others.append(rims)
     return (
         [c[0] for c in chosen],
         [float(fills[side][best]) for side in range(4)],
         [c[1] for c in chosen],
         float(total[best]),
+        others,
     )
 
 
@@ -927,18 +944,28 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
         return None
     # Look once more through a view of the rim's inner edge just found: there the floor is
     # exactly the rim's scaled copy (in the outline's view only nearly, the outline lying at
-    # other heights), so hidden sides are placed better and shadows fit worse.
+    # other heights), so hidden sides are placed better and shadows fit worse. The runners-up's
+    # rims get the same look; the look that explains its view best wins.
     width, height = view_size
-    rim_sides = [_fitted_line(steps[side], found[0][side], 0.0) for side in range(4)]
-    if all(side is not None for side in rim_sides):
+    best_exact: _Look | None = None
+    for number, rim_edges in enumerate([found[0], *found[4]]):
+        chosen = None if best_exact is None else best_exact[4]
+        if number > 0 and chosen is not None and _convincing(chosen):
+            break
+        rim_sides = [_fitted_line(steps[side], rim_edges[side], 0.0) for side in range(4)]
+        if not all(side is not None for side in rim_sides):
+            continue
         sides = [side for side in rim_sides if side is not None]
         corners = np.array([_view_corner(sides, width, height, k) for k in range(4)], np.float64)
         back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
         exact = _look(empty, np.asarray(back, np.float64).reshape(4, 2), float(_VIEW_BORDER))
-        better = None if exact is None else exact[4]
-        if exact is not None and better is not None:
-            view_size, matrix, edges, steps, found = (*exact[:4], better)
-    rims, offsets, floors, _ = found
+        if exact is None or exact[4] is None:
+            continue
+        if best_exact is None or (best_exact[4] is not None and exact[4][3] > best_exact[4][3]):
+            best_exact = exact
+    if best_exact is not None and best_exact[4] is not None:
+        view_size, matrix, edges, steps, found = (*best_exact[:4], best_exact[4])
+    rims, offsets, floors, _, _ = found
     width, height = view_size
     lines: list[_Curve] = []
     for side in range(4):
@@ -951,21 +978,28 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
     return np.asarray(back, np.float64).reshape(4, 2)
 
 
-_Found = tuple[list[_Edge], list[float], list["_Edge | None"], float]
+_Found = tuple[list[_Edge], list[float], list["_Edge | None"], float, list[list[_Edge]]]
+
+
+def _convincing(found: _Found) -> bool:
+    """True when a choice needs no second opinion: every floor edge seen, none like a shadow's
+    (the runners-up's rims are looked through only otherwise, to save time)."""
+    return all(floor is not None and not floor.shadow_like for floor in found[2])
+
+
+_Look = tuple[
+    tuple[int, int],
+    NDArray[np.float64],
+    list[list[_Edge]],
+    list[NDArray[np.float32]],
+    _Found | None,
+]
+"""One look: the view's size, its homography, edges and steps per side, the choice made."""
 
 
 def _look(
     empty: BGRImage, outline: NDArray[np.float64], rim_near: float | None = None
-) -> (
-    tuple[
-        tuple[int, int],
-        NDArray[np.float64],
-        list[list[_Edge]],
-        list[NDArray[np.float32]],
-        _Found | None,
-    ]
-    | None
-):
+) -> _Look | None:
     """One look through the top-down view of `outline`: the view's size, its homography, the
     edges and steps per side (see _view_edges) and the rim and floor chosen (or None)."""
     view, matrix = _top_down_view(empty, outline)
