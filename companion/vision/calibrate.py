@@ -39,6 +39,9 @@ COVARIANCE_FLOOR = (6.0, 2.0, 2.0)
 RESCALE_BEYOND = 0.12
 # Regions of a colour's evidence smaller than this (view pixels) are specks, not cubes.
 FOOTPRINT_MIN = 12.0
+# A cube in a colour picture is another colour's when that colour's model explains it this
+# well (squared Mahalanobis distance, 3 sigma).
+STRANGER_FIT_D2 = 9.0
 # Pixels of shade and of cube a picture needs to tell where its cubes' shadows fall.
 MIN_SHADE = 20
 # A changed pixel of a colour picture this far (squared Mahalanobis) from the picture's own
@@ -489,7 +492,16 @@ def _check_distinct(
             darker = region_lab[0] < means[index][0] - 2.0 * np.sqrt(
                 models[colour].covariance[0][0]
             )
-            if best != index and not darker and own > 4.0 and own - np.sqrt(d2[best]) > 3.0:
+            # And a real stranger is a cube of another colour: that colour's own model, learned
+            # from its own picture, explains it well.
+            fits_other = d2[best] <= STRANGER_FIT_D2
+            if (
+                best != index
+                and not darker
+                and fits_other
+                and own > 4.0
+                and own - np.sqrt(d2[best]) > 3.0
+            ):
                 strangers.append(COLOURS[best].value)
         # Two colours in one picture also make one broad model that explains both; the cubes
         # themselves then disagree in hue (a, b); lightness is left out, shading varies it.
@@ -501,9 +513,13 @@ def _check_distinct(
                     continue
                 pair = np.array([first, second], np.float32)
                 d2 = distances2(pair, means, inverses)
-                odd = int(np.argmax(d2[:, index]))
-                d2[odd, index] = np.inf
-                strangers.append(COLOURS[int(np.argmin(d2[odd]))].value)
+                # Either of the two may be the stranger (the broad model sits between them):
+                # it is the one another colour's own model explains well.
+                d2[:, index] = np.inf
+                for member in range(2):
+                    other = int(np.argmin(d2[member]))
+                    if d2[member, other] <= STRANGER_FIT_D2:
+                        strangers.append(COLOURS[other].value)
         if strangers:
             raise CalibrationError(
                 f"the {colour.value} picture holds cubes that look {', '.join(sorted(set(strangers)))}; "
