@@ -547,6 +547,8 @@ _SCALE_TOLERANCE = 0.015
 _SCALE_TOLERANCE_EXACT = 0.01
 # Rims of this many runners-up in the outline's view get a look through their own view too.
 _RIM_ALTERNATIVES = 2
+# A look that refines an earlier one takes floor edges within this many pixels of its.
+_REFINE_PX = 6.0
 # In that view the rim's edge lies within this many pixels of where the view puts it.
 _RIM_NEAR_PX = 3.0
 # The rim's top, just outside its inner edge, is one material under one light on all four
@@ -730,15 +732,18 @@ def _rim_and_floor(
     chromas: list[NDArray[np.float32]],
     size: tuple[int, int],
     rim_near: float | None = None,
+    floor_near: list[float] | None = None,
 ) -> tuple[list[_Edge], list[float], list[_Edge | None], float, list[list[_Edge]]] | None:
     """The rim's inner edge and the floor's edge on each side (left, top, right, bottom) that
     best explain the view: strong edges, the rim's top one colour all round, the floor's
     rectangle in the rim's proportions, no shadow's edge, no edge left unexplained between
     rim and floor. Returns the rim's edges, the floor's offsets (view pixels in from each
     side), the floor's edges (None where hidden), the choice's score (step units) and the
-    rims of up to _RIM_ALTERNATIVES runners-up, or None when nothing fits. With `rim_near` (view pixels in from every side) the rim's edge is the
-    one within _RIM_NEAR_PX of it, and the proportions must agree more closely (the view is
-    then the rim's own, where the floor is exactly its scaled copy)."""
+    rims of up to _RIM_ALTERNATIVES runners-up, or None when nothing fits. With `rim_near`
+    (view pixels in from every side) the rim's edge is the one within _RIM_NEAR_PX of it, and
+    the proportions must agree more closely (the view is then the rim's own, where the floor
+    is exactly its scaled copy); with `floor_near` (per side) the floor's edges are those
+    within _REFINE_PX of where an earlier look put them."""
     width, height = size
     options: list[list[_Choice]] = []
     for side in range(4):
@@ -757,9 +762,12 @@ def _rim_and_floor(
             stop = max(start + 1, round(rim.offset - 1.5))
             rim_colour = colours[side][start:stop].mean(axis=0)
             no_wall = np.full(3, np.nan, np.float32)
-            choices.append((rim, None, -_HIDDEN_COST, rim_colour, no_wall))
+            if floor_near is None or floor_near[side] <= rim.offset + _HIDDEN_IN_PX:
+                choices.append((rim, None, -_HIDDEN_COST, rim_colour, no_wall))
             for floor in edges[side]:
                 if floor.offset <= rim.offset + 2:
+                    continue
+                if floor_near is not None and abs(floor.offset - floor_near[side]) > _REFINE_PX:
                     continue
                 skipped = sum(
                     e.step for e in edges[side] if rim.offset + 2.5 < e.offset < floor.offset - 2.5
@@ -965,7 +973,23 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
         sides = [side for side in rim_sides if side is not None]
         corners = np.array([_view_corner(sides, width, height, k) for k in range(4)], np.float64)
         back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
-        exact = _look(empty, np.asarray(back, np.float64).reshape(4, 2), float(_VIEW_BORDER))
+        earlier: NDArray[np.float64] | None = None
+        if number == 0:
+            # The chosen rim's look refines the floor chosen with it; the runners-up choose.
+            fills = found[1]
+            quad = np.array(
+                [
+                    [fills[0], fills[1]],
+                    [width - 1 - fills[2], fills[1]],
+                    [width - 1 - fills[2], height - 1 - fills[3]],
+                    [fills[0], height - 1 - fills[3]],
+                ]
+            )
+            mapped = cv2.perspectiveTransform(quad.reshape(1, 4, 2), np.linalg.inv(matrix))
+            earlier = np.asarray(mapped, np.float64).reshape(4, 2)
+        exact = _look(
+            empty, np.asarray(back, np.float64).reshape(4, 2), float(_VIEW_BORDER), earlier
+        )
         if exact is None or exact[4] is None:
             continue
         if best_exact is None or (best_exact[4] is not None and exact[4][3] > best_exact[4][3]):
@@ -1005,14 +1029,32 @@ _Look = tuple[
 
 
 def _look(
-    empty: BGRImage, outline: NDArray[np.float64], rim_near: float | None = None
+    empty: BGRImage,
+    outline: NDArray[np.float64],
+    rim_near: float | None = None,
+    floor: NDArray[np.float64] | None = None,
 ) -> _Look | None:
     """One look through the top-down view of `outline`: the view's size, its homography, the
-    edges and steps per side (see _view_edges) and the rim and floor chosen (or None)."""
+    edges and steps per side (see _view_edges) and the rim and floor chosen (or None). With
+    `floor` (4 x 2 picture pixels, round the outline from its top-left) the floor's edges are
+    looked for only near its sides."""
     view, matrix = _top_down_view(empty, outline)
     height, width = view.shape[:2]
     edges, colours, chromas, steps = _view_edges(view)
-    found = _rim_and_floor(edges, colours, chromas, (width - 1, height - 1), rim_near)
+    floor_near = None
+    if floor is not None:
+        seen = cv2.perspectiveTransform(floor.reshape(1, 4, 2), matrix).reshape(4, 2)
+        seen = seen[np.argsort(np.arctan2(*(seen - seen.mean(axis=0)).T[::-1]))]
+        seen = np.roll(seen, -int(np.argmin(seen.sum(axis=1))), axis=0)
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = seen
+        floor_near = [
+            0.5 * (x0 + x3),
+            0.5 * (y0 + y1),
+            width - 1 - 0.5 * (x1 + x2),
+            height - 1 - 0.5 * (y2 + y3),
+        ]
+    size = (width - 1, height - 1)
+    found = _rim_and_floor(edges, colours, chromas, size, rim_near, floor_near)
     return (width, height), matrix, edges, steps, found
 
 
