@@ -21,7 +21,7 @@ from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.images import FloatImage, Mask
-from companion.vision.likelihood import Evidence, box_mean, evidence
+from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
 from companion.vision.profile import Profile
 from companion.vision.segment import Comparison
 
@@ -264,13 +264,19 @@ def _colour_of(
 def profile_evidence(comparison: Comparison, profile: Profile) -> Evidence:
     """The per-colour evidence of a compared view under a profile's colours and shadow."""
     prepared = profile.prepared()
+    floor = prepared.reference.lab[:, :, 0]
+    return evidence(comparison, prepared.means, prepared.inverses, floor, cast_offset(profile))
+
+
+def cast_offset(profile: Profile) -> tuple[float, float] | None:
+    """Where a cube's shadow lies from it (view pixels), or None when the light is too soft
+    to throw it clear of the cube."""
     offset = profile.shadow.offset if profile.shadow is not None else None
     # Under soft light the shadow hugs the cube: sliding by so little would only take away
     # the evidence of dark cubes touching others.
     if offset is not None and float(np.hypot(*offset)) < CAST_AT_LEAST * profile.cube_side:
-        offset = None
-    floor = prepared.reference.lab[:, :, 0]
-    return evidence(comparison, prepared.means, prepared.inverses, floor, offset)
+        return None
+    return offset
 
 
 def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_debug) -> Detection:
@@ -325,7 +331,9 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         seen.shadow[box],
     )
     moved = [replace(c, x=c.x - left, y=c.y - top) for c in cubes]
-    doubts = _doubts(moved, local, side, typical, inside[box], prepared.areas, shadow_area)
+    doubts = _doubts(
+        moved, local, side, typical, inside[box], prepared.areas, shadow_area, cast_offset(profile)
+    )
     return Detection(cubes, doubts)
 
 
@@ -337,6 +345,7 @@ def _doubts(
     inside: Mask,
     areas: NDArray[np.float64],
     shadow_area: float,
+    shadow_offset: tuple[float, float] | None = None,
 ) -> list[str]:
     """Why the cubes found may not be the whole truth, in words a player understands."""
     reasons: list[str] = []
@@ -376,9 +385,12 @@ def _doubts(
             reasons.append("hand in the picture")
         else:
             reasons.append("something that may be a cube or not")
-    # A shadow lies beside the cube that casts it; a dark patch far from every cube may be a
-    # dark cube that no colour model explains.
+    # A shadow lies beside the cube that casts it, on the side away from the light; shade
+    # with no found cube to cast it is a cube the colours missed (a dark one, or one the
+    # print beneath hides) or its shadow.
     near = cv2.dilate(covered, np.ones((3, 3), np.uint8)).astype(np.bool_)
+    if shadow_offset is not None:
+        near |= cast_shadows(covered.astype(np.bool_), shadow_offset)
     lone = (seen.shadow & ~near & inside).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(lone, connectivity=8)
     if any(stats[i, cv2.CC_STAT_AREA] >= 0.5 * area for i in range(1, n)):
@@ -481,7 +493,9 @@ def _long_shadows(cubes: list[Found], seen: Evidence, shadow_area: float) -> lis
         return []
     both = (seen.foreground | seen.shadow).astype(np.uint8)
     n, groups = cv2.connectedComponents(both, connectivity=8)
-    shaded = np.bincount(groups[seen.shadow], minlength=n)
+    # Shade no cube colour claims, as calibration measured it.
+    shade = seen.shadow & (seen.maps.max(axis=0) < np.float32(PATCH_EVIDENCE))
+    shaded = np.bincount(groups[shade], minlength=n)
     found = np.zeros(n, np.int64)
     for cube in cubes:
         found[groups[int(cube.y), int(cube.x)]] += 1

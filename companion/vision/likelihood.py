@@ -45,7 +45,8 @@ class Evidence:
     unexplained: Mask
     """Foreground pixels no colour model explains."""
     shadow: Mask
-    """Changed pixels that are only a darker version of the tray and fit no colour well."""
+    """Changed pixels that are only a darker version of the tray (shade), whether or not a
+    dark colour also explains them."""
 
 
 def evidence(
@@ -104,7 +105,7 @@ def evidence(
     unexplained = np.zeros_like(mask)
     unexplained[mask] = ~explained & ~shadow_like
     shadow = np.zeros_like(mask)
-    shadow[mask] = shadow_like & (best > SHADOW_FIT_D2)
+    shadow[mask] = shadow_like
     return Evidence(maps, foreground, unexplained, shadow)
 
 
