@@ -25,6 +25,8 @@ EXPLAINED_D2 = 28.0
 # A shadow-like pixel counts only when its best colour fits this well, and only this much.
 SHADOW_FIT_D2 = 28.0
 SHADOW_WEIGHT = 0.6
+# Squared distances of pixels at the camera's limit are divided by this (twice the sigma).
+SATURATED_SLACK = 4.0
 # How far along its offset a shadow may reach, in offsets (a taller cube, a lower lamp).
 CAST_STEPS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 # Lightness steps (L units) that make a colour lighter than the floor, and a pixel darker.
@@ -70,6 +72,10 @@ def evidence(
         empty: Mask = np.zeros_like(mask)
         return Evidence(maps, empty, empty, empty)
     d2 = distances2(pixels, means, inverses)
+    if comparison.saturated is not None:
+        # A clipped channel bends a bright colour's hue (yellow turns green-yellow when red
+        # clips): such pixels are judged with a wider tolerance.
+        d2[comparison.saturated[mask]] /= np.float32(SATURATED_SLACK)
     best = d2.min(axis=1)
     shadow_like = comparison.shadow_like[mask]
     # Weights fall off with the distance to the best model, so a pixel half-way between two

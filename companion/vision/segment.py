@@ -43,6 +43,9 @@ LEVEL_NEAR = 0.25
 LOCAL_NOISE_FACTOR = 3.0
 # Pictures may be at most this many times noisier than the calibration pictures.
 NOISY_LIMIT = 2.5
+# A channel this bright (0..1) is at the camera's limit: the colour's hue and lightness are
+# then off by however far the light went beyond it.
+SATURATED = 0.96
 # A channel this bright (0..1) may be clipped by the camera.
 CLIPPED = 0.9
 
@@ -186,6 +189,8 @@ class Comparison:
     """The colour difference that counted as changed in this picture."""
     deficit: FloatImage
     """Per channel, the share of the empty tray's light missing here (linear light)."""
+    saturated: Mask | None = None
+    """Pixels with a channel at the camera's limit: their colour is only roughly known."""
 
 
 def light_gains(bgr: FloatImage, reference: Reference) -> NDArray[np.float64]:
@@ -385,6 +390,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         structure,
         threshold,
         deficit,
+        channel_max(raw) >= SATURATED,
     )
 
 
