@@ -1,0 +1,137 @@
+"""Matching a picture's light to the empty tray's, and telling shadow from cube, on pictures
+built by hand so the right answer is known exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.core.cubes import Colour
+from companion.devices.tray_render import CalibrationSet
+from companion.vision import Profile
+from companion.vision.detect import Found, patch_masses
+from companion.vision.likelihood import cast_shadows
+from companion.vision.segment import Reference, compare
+from companion.vision.shadow import ShadowLine, darkening, learn, linear
+
+SIDE = 11.0
+
+
+def _tray(height: int = 90, width: int = 120) -> np.ndarray:
+    """An empty tray view: a smooth two-tone print (orange to beige) with a dark blotch."""
+    ramp = np.linspace(0.0, 1.0, width, dtype=np.float32)[None, :, None]
+    orange = np.array([60, 140, 220], np.float32)
+    beige = np.array([150, 190, 215], np.float32)
+    # The lamp is brighter towards the bottom: some of the tray clips first when overexposed.
+    lamp = np.linspace(0.75, 1.0, height, dtype=np.float32)[:, None, None]
+    picture = (orange * (1 - ramp) + beige * ramp) * lamp
+    picture[30:50, 20:45] *= 0.7
+    return np.clip(picture, 0, 255).astype(np.uint8)
+
+
+def _expose(picture: np.ndarray, factor: float) -> np.ndarray:
+    """The same scene at another exposure: linear light times `factor`, back to sRGB 8-bit."""
+    light = linear(picture) * np.float32(factor)
+    srgb = np.where(light <= 0.0031308, light * 12.92, 1.055 * np.power(light, 1 / 2.4) - 0.055)
+    return np.clip(np.round(srgb * 255.0), 0, 255).astype(np.uint8)
+
+
+def _reference(empty: np.ndarray) -> Reference:
+    inside = np.ones(empty.shape[:2], np.bool_)
+    return Reference.prepare(empty, inside, SIDE)
+
+
+def test_another_exposure_of_the_empty_tray_changes_nothing() -> None:
+    empty = _tray()
+    reference = _reference(empty)
+    for factor in (0.6, 0.8, 1.25):
+        comparison = compare(_expose(empty, factor), reference)
+        assert comparison.changed.mean() < 0.01, factor
+
+
+def test_clipped_highlights_of_the_empty_tray_are_no_cube() -> None:
+    # The calibration shot was overexposed: the lower part clips in red. A darker shot shows
+    # detail there that the empty tray never had; it is still only the tray.
+    empty = _expose(_tray(), 2.2)
+    assert 0.3 < (empty[:, :, 2] == 255).mean() < 0.95
+    reference = _reference(empty)
+    comparison = compare(_expose(_tray(), 1.0), reference)
+    assert comparison.changed.mean() < 0.02
+
+
+def test_a_cube_on_the_tray_changes_under_any_exposure() -> None:
+    empty = _tray()
+    scene = empty.copy()
+    scene[40:52, 70:82] = (160, 60, 30)  # a blue cube's top
+    reference = _reference(empty)
+    for factor in (0.7, 1.0, 1.3):
+        comparison = compare(_expose(scene, factor), reference)
+        assert comparison.changed[43:49, 73:79].all(), factor
+        assert comparison.changed[:, :60].mean() < 0.02, factor
+
+
+def _shadowed(empty: np.ndarray, direction: np.ndarray, depth: float) -> np.ndarray:
+    """The tray with a shadow: linear light times 1 - depth * direction, per channel."""
+    light = linear(empty) * (np.float32(1.0) - np.float32(depth) * direction)
+    srgb = np.where(light <= 0.0031308, light * 12.92, 1.055 * np.power(light, 1 / 2.4) - 0.055)
+    return np.clip(np.round(srgb * 255.0), 0, 255).astype(np.uint8)
+
+
+def test_the_shadow_line_is_learned_and_holds_on_any_print() -> None:
+    # The room's light is bluer than the lamp: a shadow takes away more red than blue.
+    direction = np.array([0.45, 0.55, 0.70], np.float32)
+    direction /= np.linalg.norm(direction)
+    empty = _tray()
+    deficits = []
+    for depth in (0.3, 0.5, 0.7, 0.9):
+        shade = darkening(_shadowed(empty, direction, depth), linear(empty))
+        deficits.append(shade.reshape(-1, 3))
+    line = learn(deficits)
+    assert line is not None
+    assert float(np.dot(line.direction, direction)) > 0.99
+    assert 0.85 <= line.deepest <= 1.0
+    # A shadow of a depth in between, over both halves of the print, is on the line...
+    shadow = darkening(_shadowed(empty, direction, 0.6), linear(empty))
+    assert line.test(shadow).mean() > 0.95
+    # ...and a brown cube is not: its colour does not depend on the floor beneath it.
+    brown = np.zeros_like(empty)
+    brown[:] = (40, 60, 110)
+    assert line.test(darkening(brown, linear(empty))).mean() < 0.2
+
+
+def test_too_few_shadow_pixels_learn_no_line() -> None:
+    assert learn([np.zeros((10, 3), np.float32)]) is None
+    assert learn([]) is None
+
+
+def test_shadows_are_cast_along_the_offset_only() -> None:
+    casters = np.zeros((40, 40), np.bool_)
+    casters[10:16, 10:16] = True
+    cast = cast_shadows(casters, (8.0, 0.0))
+    assert cast[12, 24]  # beside the cube, on the far side from the light
+    assert not cast[12, 4]  # on the lit side
+    assert not cast[30, 12]  # below it
+
+
+def test_patch_masses_count_the_cubes_in_each_patch() -> None:
+    plane = np.zeros((30, 60), np.float32)
+    plane[5:15, 5:15] = 1.0  # one cube's worth
+    plane[5:15, 30:50] = 1.0  # two cubes' worth, one found
+    found = [Found(0, 10.0, 10.0, 1.0, 5.0, 1), Found(0, 40.0, 10.0, 1.0, 5.0, 1)]
+    mass, count = patch_masses(plane, found)
+    assert sorted(zip(mass.tolist(), count.tolist(), strict=True)) == [(100.0, 1), (200.0, 1)]
+    empty_mass, empty_count = patch_masses(np.zeros((5, 5), np.float32), [])
+    assert len(empty_mass) == len(empty_count) == 0
+
+
+def test_calibration_learns_the_shadow_and_the_noise_map(
+    cal: CalibrationSet, profile: Profile
+) -> None:
+    assert profile.shadow is not None
+    assert abs(np.linalg.norm(profile.shadow.direction) - 1.0) < 1e-6
+    noise = profile.noise_map()
+    assert noise is not None and noise.shape == (profile.view_height, profile.view_width)
+    # The shadow offset points from the cubes to their shade in the calibration pictures.
+    assert isinstance(profile.shadow.offset, tuple)
+    line = ShadowLine(profile.shadow.direction, profile.shadow.deepest, profile.shadow.spread)
+    assert line.deepest > 0.0
+    assert profile.colours[Colour.WHITE].cube_area > 0.0
