@@ -85,12 +85,11 @@ def chromaticity(image: FloatImage) -> tuple[FloatImage, FloatImage]:
 
 def channel_norm(difference: FloatImage) -> FloatImage:
     """Euclidean length of a 3-channel difference, per pixel (faster than numpy's norm)."""
-    first, second, third = cv2.split(difference)
-    squared = cv2.add(
-        cv2.add(cv2.multiply(first, first), cv2.multiply(second, second)),
-        cv2.multiply(third, third),
-    )
+    squared = cv2.transform(cv2.multiply(difference, difference), _SUM_CHANNELS)
     return np.asarray(cv2.sqrt(squared), np.float32)
+
+
+_SUM_CHANNELS = np.ones((1, 3), np.float32)
 
 
 def channel_max(values: FloatImage) -> FloatImage:
@@ -324,9 +323,13 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     lab = lab8(mapped)
     # Compared with the range of the tray's colour one pixel around: sharp print edges and
     # the rim shift by a fraction of a pixel between shots (demosaicing, JPEG), cubes do not.
-    below = np.maximum(reference.lab_low - lab, np.float32(0.0))
-    above = np.maximum(lab - reference.lab_high, np.float32(0.0))
-    difference = channel_norm(below + above)
+    # (OpenCV's saturating arithmetic: several times faster than numpy's on these arrays.)
+    zero = np.zeros_like(lab)
+    outside = cv2.add(
+        cv2.max(cv2.subtract(reference.lab_low, lab), zero),
+        cv2.max(cv2.subtract(lab, reference.lab_high), zero),
+    )
+    difference = channel_norm(np.asarray(outside, np.float32))
     inside = reference.inside
     # Every other pixel of every other row is plenty for a median and four times faster.
     typical = float(np.median(difference[::2, ::2][inside[::2, ::2]]))
@@ -347,6 +350,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     # tray is empty floor). Outside it the picture is the tray: ratio 1, no darkening.
     ratio = np.ones(changed.shape, np.float32)
     deficit = np.zeros(bgr.shape, np.float32)
+    saturated = np.zeros_like(changed)
     shadow_like = np.zeros_like(changed)
     rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
     if len(rows):
@@ -357,9 +361,11 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         # Where the tray is nearly white the camera clips, and a small exposure change
         # between shots cannot be undone by the gains: bright and same hue there means
         # unchanged.
+        brightest = channel_max(np.ascontiguousarray(raw[box]))
+        saturated[box] = brightest >= SATURATED
         clipped = (
             (reference.peak[box] >= CLIPPED)
-            & (channel_max(np.ascontiguousarray(raw[box])) >= CLIPPED)
+            & (brightest >= CLIPPED)
             & (hue_shift <= SHADOW_MAX_CHROMA)
         )
         changed[box] &= ~clipped
@@ -390,7 +396,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         structure,
         threshold,
         deficit,
-        channel_max(raw) >= SATURATED,
+        saturated,
     )
 
 
