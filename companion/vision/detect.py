@@ -68,7 +68,7 @@ CLOSE_PAIR = 0.8
 # A connected heap of this many cubes may hide one under the others.
 HEAP_CUBES = 5
 # Changed area (in cubes) that no found cube explains before the reading is unsure.
-UNEXPLAINED_CUBES = 0.25
+UNEXPLAINED_CUBES = 0.3
 # An unexplained region this big (cubes), or one reaching over the rim, is a hand.
 HAND_CUBES = 3.0
 # A region whose area holds this many more cubes than were found in it may hide some.
@@ -76,6 +76,8 @@ EXTRA_AREA_CUBES = 0.5
 # A patch of one colour's evidence holding this many cubes' worth more than were found in it
 # may hide a cube.
 LEFT_OVER_CUBES = 0.35
+# Shade with no cube to cast it, this share of a cube's footprint, makes a reading unsure.
+LONE_SHADE_CUBES = 0.33
 # One cube alone: longest over shortest side of its enclosing box, and the box's share it
 # fills. Two cubes side by side give about 2 and 1; a cube and a half at most 1.5.
 SINGLE_ASPECT = 1.4
@@ -371,11 +373,12 @@ def _doubts(
                 # Lying tops cannot be this close: one cube seen twice, or one leaning.
                 reasons.append(f"two {COLOURS[first.colour].value} cubes may be one")
     area = side * side
+    footprint = (side / WORKING_SIDE) ** 2
     left = (seen.foreground & ~covered.astype(np.bool_)).astype(np.uint8)
     n, regions, stats, _ = cv2.connectedComponentsWithStats(left, connectivity=8)
     for index in range(1, n):
-        cubes_worth = float(stats[index, cv2.CC_STAT_AREA]) / area
-        if cubes_worth < UNEXPLAINED_CUBES:
+        # Measured against a cube's own footprint: a cube no colour explains shows that much.
+        if float(stats[index, cv2.CC_STAT_AREA]) < UNEXPLAINED_CUBES * footprint:
             continue
         x, y, w, h = (int(v) for v in stats[index, :4])
         region = regions[y : y + h, x : x + w] == index
@@ -393,7 +396,9 @@ def _doubts(
         near |= cast_shadows(covered.astype(np.bool_), shadow_offset)
     lone = (seen.shadow & ~near & inside).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(lone, connectivity=8)
-    if any(stats[i, cv2.CC_STAT_AREA] >= 0.5 * area for i in range(1, n)):
+    # A lying cube's own shadow can be small (a high lamp): a third of a cube's footprint
+    # of shade with nothing to cast it is enough to doubt.
+    if any(stats[i, cv2.CC_STAT_AREA] >= LONE_SHADE_CUBES * footprint for i in range(1, n)):
         reasons.append("a dark patch that may be a cube or a shadow")
     counts = Counts.of({c: sum(1 for f in cubes if f.colour == i) for i, c in enumerate(COLOURS)})
     for colour, number in counts.items():

@@ -16,6 +16,8 @@ from numpy.typing import NDArray
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.shadow import ShadowLine, darkening, linear
 
+# How far (Lab units per channel) a pixel's neighbours may stretch its tolerance.
+SHIFT_TOLERANCE = np.float32(6.0)
 # Below this colour difference (CIE76 units) a pixel is never foreground, whatever the noise.
 MIN_DIFFERENCE = 4.5
 # Foreground needs this many times the picture's typical background difference.
@@ -143,8 +145,11 @@ class Reference:
         peak = channel_max(bgr)
         lab = lab8(blurred)
         kernel = np.ones((3, 3), np.uint8)
-        low = np.asarray(cv2.erode(lab, kernel), np.float32)
-        high = np.asarray(cv2.dilate(lab, kernel), np.float32)
+        # At most SHIFT_TOLERANCE either way: on a fine print (stripes) the neighbourhood
+        # spans both inks, and a grey cube lies between them. The noise map covers the rest
+        # of what a sub-pixel shift does at such edges.
+        low = np.maximum(np.asarray(cv2.erode(lab, kernel), np.float32), lab - SHIFT_TOLERANCE)
+        high = np.minimum(np.asarray(cv2.dilate(lab, kernel), np.float32), lab + SHIFT_TOLERANCE)
         return cls(
             bgr,
             lab,
