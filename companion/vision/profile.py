@@ -129,24 +129,26 @@ class Profile(BaseModel):
 
     def unstable(self) -> NDArray[np.bool_] | None:
         """The unstable-pixel mask of the view, or None when the profile has none."""
-        if not self.unstable_png:
-            return None
-        data = base64.b64decode(self.unstable_png)
-        mask = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
-        if mask is None or mask.shape != (self.view_height, self.view_width):
-            raise ProfileError("the profile's unstable-pixel mask is damaged; calibrate again")
-        result: NDArray[np.bool_] = np.asarray(mask) > 0
-        return result
+        mask = self._grey_view(self.unstable_png, "unstable-pixel mask")
+        return None if mask is None else np.asarray(mask) > 0
 
     def noise_map(self) -> NDArray[np.float32] | None:
         """The per-pixel noise map of the view (CIE76 units), or None when the profile has none."""
-        if not self.noise_map_png:
+        steps = self._grey_view(self.noise_map_png, "noise map")
+        if steps is None:
             return None
-        data = base64.b64decode(self.noise_map_png)
-        steps = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
-        if steps is None or steps.shape != (self.view_height, self.view_width):
-            raise ProfileError("the profile's noise map is damaged; calibrate again")
         result: NDArray[np.float32] = np.asarray(steps, np.float32) / np.float32(NOISE_MAP_STEPS)
+        return result
+
+    def _grey_view(self, png: str, what: str) -> NDArray[np.uint8] | None:
+        """A view-sized 8-bit grey picture stored as PNG in base64 (None when empty)."""
+        if not png:
+            return None
+        data = base64.b64decode(png)
+        grey = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+        if grey is None or grey.shape != (self.view_height, self.view_width):
+            raise ProfileError(f"the profile's {what} is damaged; calibrate again")
+        result: NDArray[np.uint8] = np.asarray(grey, np.uint8)
         return result
 
     def prepared(self) -> Prepared:
