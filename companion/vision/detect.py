@@ -316,7 +316,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         if best != index:
             margin = 0.0
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
-    typical = side * side
+    # A cube's own footprint: what one found cube accounts for in a region's area.
+    typical = profile.cube_side**2
     shadow_area = profile.shadow.area if profile.shadow is not None else 0.0
     # The doubts look only at what changed: the box around it is all they need.
     changed = seen.foreground | seen.shadow
