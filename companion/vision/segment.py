@@ -172,9 +172,8 @@ class Reference:
 class Comparison:
     """A view compared with the empty tray (all arrays in view pixels)."""
 
-    bgr: FloatImage
-    """The view after light normalisation, blurred, BGR 0..1."""
     lab: FloatImage
+    """The view after light normalisation, blurred, CIE Lab (L 0..100)."""
     difference: FloatImage
     """Colour difference to the empty tray, CIE76 units."""
     changed: Mask
@@ -324,7 +323,6 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     # Gains and tone curve in one 8-bit table per channel, applied to the picture at once.
     tables = tone_tables(raw, gains, reference)
     mapped = np.asarray(cv2.LUT(blurred, tables), np.uint8)
-    bgr = to_float(mapped)
     lab = lab8(mapped)
     # Compared with the range of the tray's colour one pixel around: sharp print edges and
     # the rim shift by a fraction of a pixel between shots (demosaicing, JPEG), cubes do not.
@@ -354,13 +352,13 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     # The finer tests only matter where something changed: the box around it (most of a
     # tray is empty floor). Outside it the picture is the tray: ratio 1, no darkening.
     ratio = np.ones(changed.shape, np.float32)
-    deficit = np.zeros(bgr.shape, np.float32)
+    deficit = np.zeros(mapped.shape, np.float32)
     saturated = np.zeros_like(changed)
     shadow_like = np.zeros_like(changed)
     rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
     if len(rows):
         box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
-        brightness, share = chromaticity(bgr[box])
+        brightness, share = chromaticity(to_float(mapped[box]))
         ratio[box] = brightness / (reference.brightness[box] + np.float32(1e-3))
         hue_shift = channel_max(np.abs(share - reference.share[box]))
         # Where the tray is nearly white the camera clips, and a small exposure change
@@ -390,7 +388,6 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     g = (float(gains[0]), float(gains[1]), float(gains[2]))
     structure = correlation(raw, reference.bgr)
     return Comparison(
-        bgr,
         lab,
         difference,
         changed,

@@ -73,10 +73,8 @@ def _comparison(lab: np.ndarray, shadow: np.ndarray) -> Comparison:
     shape = lab.shape[:2]
     ones = np.ones(shape, np.float32)
     changed = np.ones(shape, np.bool_)
-    bgr = np.zeros((*shape, 3), np.float32)
-    return Comparison(
-        bgr, lab, ones, changed, shadow, ones, (1.0, 1.0, 1.0), 1.0, 1.0, 7.0, bgr.copy()
-    )
+    deficit = np.zeros((*shape, 3), np.float32)
+    return Comparison(lab, ones, changed, shadow, ones, (1.0, 1.0, 1.0), 1.0, 1.0, 7.0, deficit)
 
 
 def test_evidence_goes_to_the_colour_that_explains_a_pixel_and_not_to_plain_shadow() -> None:
