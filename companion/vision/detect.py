@@ -267,7 +267,14 @@ def profile_evidence(comparison: Comparison, profile: Profile) -> Evidence:
     """The per-colour evidence of a compared view under a profile's colours and shadow."""
     prepared = profile.prepared()
     floor = prepared.reference.lab[:, :, 0]
-    return evidence(comparison, prepared.means, prepared.inverses, floor, cast_offset(profile))
+    return evidence(
+        comparison,
+        prepared.means,
+        prepared.inverses,
+        floor,
+        cast_offset(profile),
+        profile.cube_side,
+    )
 
 
 def cast_offset(profile: Profile) -> tuple[float, float] | None:

@@ -32,6 +32,8 @@ CAST_STEPS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 # Lightness steps (L units) that make a colour lighter than the floor, and a pixel darker.
 LIGHTER_BY = 8.0
 DARKER_BY = 4.0
+# Only objects at least this wide (cube sides) throw a shadow that hides evidence.
+CASTER_WIDTH = 0.45
 # Evidence is shared between models within this squared distance of the best one.
 SHARE_D2 = 6.0
 
@@ -57,10 +59,11 @@ def evidence(
     inverses: NDArray[np.float32],
     floor: FloatImage | None = None,
     shadow_offset: tuple[float, float] | None = None,
+    cube_side: float = 0.0,
 ) -> Evidence:
     """Per-colour evidence maps of a compared view, given the K colour models (Lab), the
     empty tray's lightness (L, 0..100) per view pixel when known, and where a cube's shadow
-    lies from it (view pixels) when calibration learned that."""
+    lies from it (view pixels) and a cube's side when calibration learned those."""
     kernel = np.ones((3, 3), np.uint8)
     changed = cv2.morphologyEx(comparison.changed.astype(np.uint8), cv2.MORPH_OPEN, kernel)
     mask: Mask = changed.astype(np.bool_)
@@ -89,7 +92,15 @@ def evidence(
     if shadow_offset is not None and any(shadow_offset):
         # Shade just where a cube beside it throws its shadow is that shadow, whatever
         # colour it resembles.
-        cast = cast_shadows(mask & ~comparison.shadow_like, shadow_offset)
+        # Only solid objects cast: the thin lit edge of a black cube (itself shadow-like)
+        # would otherwise throw "its" shadow onto the cube and hide it.
+        solid = max(3, round(CASTER_WIDTH * cube_side) | 1)
+        casters = cv2.morphologyEx(
+            (mask & ~comparison.shadow_like).astype(np.uint8),
+            cv2.MORPH_OPEN,
+            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (solid, solid)),
+        ).astype(np.bool_)
+        cast = cast_shadows(casters, shadow_offset)
         weight[shadow_like & cast[mask]] = 0.0
     values = (relative * weight[:, None]).astype(np.float32)
     if floor is not None:

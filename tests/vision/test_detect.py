@@ -93,6 +93,30 @@ def test_evidence_goes_to_the_colour_that_explains_a_pixel_and_not_to_plain_shad
     assert seen.shadow[:, 7:].all() and not seen.foreground[:, 7:].any()
 
 
+def test_a_dark_cube_is_not_hidden_by_the_shadow_of_its_own_lit_edge() -> None:
+    # A black cube on a light floor darkens it like a shadow does; only a thin rim of its
+    # top catches the light. That rim casts no shadow: only solid objects do.
+    black = np.array([[15.0, 5.0, 10.0]], np.float32)
+    inverses = np.array([np.eye(3) / 9.0], np.float32)
+    lab = np.full((40, 40, 3), (60.0, 5.0, 15.0), np.float32)
+    shadow = np.zeros((40, 40), np.bool_)
+    lab[10:21, 10:21] = black[0]
+    shadow[10:21, 10:21] = True
+    lab[10:21, 8:10] = (45.0, 5.0, 12.0)  # the lit rim: changed, not shadow-like
+    changed = np.zeros((40, 40), np.bool_)
+    changed[10:21, 8:21] = True
+    ones = np.ones((40, 40), np.float32)
+    deficit = np.zeros((40, 40, 3), np.float32)
+    view = Comparison(lab, ones, changed, shadow, ones, (1.0, 1.0, 1.0), 1.0, 1.0, 7.0, deficit)
+    seen = evidence(view, black, inverses, shadow_offset=(6.0, 0.0), cube_side=11.0)
+    assert seen.maps[0][12:19, 12:19].min() > 0.5
+    # A solid caster beside it still claims its shadow.
+    lab[10:21, 22:33] = (40.0, 40.0, 30.0)
+    changed[10:21, 22:33] = True
+    seen = evidence(view, black, inverses, shadow_offset=(-6.0, 0.0), cube_side=11.0)
+    assert seen.maps[0][12:19, 12:19].max() == 0.0
+
+
 def test_the_empty_tray_has_no_cubes(cal: CalibrationSet, profile: Profile) -> None:
     reading = read_tray(cal.empty.image, profile)
     assert reading.counts == Counts()
