@@ -115,8 +115,13 @@ def _change_at_view_edge(comparison: Comparison, profile: Profile) -> bool:
         limit = np.maximum(limit, EDGE_NOISE_FACTOR * reference.local_noise)
     strong = (comparison.difference > limit) & ~comparison.shadow_like
     width = max(2, round(profile.cube_side * 0.3))
-    ring = np.ones_like(strong)
-    ring[width:-width, width:-width] = False
+    # The edge of what the camera shows: the view's own edge, or the picture's where the
+    # view reaches beyond it.
+    seen = profile.prepared().seen.astype(np.uint8)
+    framed = np.zeros_like(seen)
+    framed[1:-1, 1:-1] = seen[1:-1, 1:-1]
+    core = cv2.erode(framed, np.ones((2 * width - 1, 2 * width - 1), np.uint8))
+    ring = seen.astype(np.bool_) & ~core.astype(np.bool_)
     return float((strong & ring).sum()) >= EDGE_CUBES * profile.cube_side * width
 
 

@@ -203,22 +203,30 @@ class Prepared:
         means: np.ndarray[tuple[int, int], np.dtype[np.float32]],
         inverses: np.ndarray[tuple[int, int, int], np.dtype[np.float32]],
         areas: np.ndarray[tuple[int], np.dtype[np.float64]],
+        seen: NDArray[np.bool_],
     ) -> None:
         self.reference = reference
         self.means = means
         self.inverses = inverses
         self.areas = areas
+        self.seen = seen
+        """View pixels that come from inside the picture."""
 
     @classmethod
     def build(cls, profile: Profile) -> Prepared:
         """Prepare the reference and the colour models of a profile."""
         view = profile.view
+        # A view pixel from beyond the picture's edge repeats the edge: whatever changes
+        # there is no cube of this tray's.
+        seen = view.seen(profile.picture_width, profile.picture_height)
+        beyond = ~seen
+        unstable = profile.unstable()
         reference = Reference.prepare(
             profile.empty_view(),
-            view.tray_mask(),
+            view.tray_mask() & ~beyond,
             profile.cube_side,
             profile.noise,
-            profile.unstable(),
+            beyond if unstable is None else unstable | beyond,
             profile.noise_map(),
             None
             if profile.shadow is None
@@ -231,7 +239,7 @@ class Prepared:
             [np.linalg.inv(np.array(profile.colours[c].covariance)) for c in COLOURS], np.float32
         )
         areas = np.array([profile.colours[c].cube_area for c in COLOURS], np.float64)
-        return cls(reference, means, inverses, areas)
+        return cls(reference, means, inverses, areas, seen)
 
 
 def encode_noise_map(noise: NDArray[np.float32]) -> str:

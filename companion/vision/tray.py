@@ -1148,6 +1148,22 @@ class TrayView:
         result: NDArray[np.float64] = np.asarray(mapped, np.float64).reshape(-1, 2)
         return result
 
+    def seen(self, picture_width: int, picture_height: int) -> NDArray[np.bool_]:
+        """True where a view pixel comes from inside a picture of this size (the rest is the
+        picture's border stretched out by the warp, and shows nothing of the tray)."""
+        whole = np.full((picture_height, picture_width), 255, np.uint8)
+        warped = cv2.warpPerspective(
+            whole,
+            self.homography,
+            (self.width, self.height),
+            flags=cv2.INTER_NEAREST,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=0,
+        )
+        # One pixel in from the border: the warp's bilinear sampling blends it with the edge.
+        inside: NDArray[np.bool_] = cv2.erode(warped, np.ones((3, 3), np.uint8)) > 0
+        return inside
+
     def tray_mask(self) -> NDArray[np.bool_]:
         """True inside the tray outline (the margin excluded), in view pixels."""
         mx, my = int(VIEW_MARGIN * self.width), int(VIEW_MARGIN * self.height)

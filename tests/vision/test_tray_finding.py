@@ -186,3 +186,19 @@ def test_view_keeps_a_margin_around_the_found_floor() -> None:
     for (x, y), (mask_x, mask_y) in zip(mapped, mask_corners, strict=True):
         assert abs(x - mask_x) <= 0.015 * view.width
         assert abs(y - mask_y) <= 0.015 * view.height
+
+
+def test_the_view_knows_which_of_its_pixels_the_picture_shows() -> None:
+    # A floor close to the picture's left edge: the view's left margin reaches beyond it,
+    # and those pixels (the edge stretched out) must never count as seen.
+    floor = [(10.0, 170.0), (400.0, 160.0), (430.0, 420.0), (5.0, 430.0)]
+    view = view_for(order_corners(np.array(floor, np.float32)), 1.0)
+    seen = view.seen(800, 600)
+    assert seen[view.height // 2, view.width // 2]
+    assert not seen[view.height // 2, :3].any()
+    assert seen[view.height // 2, view.width - 4]
+    # Beyond the picture's edge, mapped back, every unseen pixel lies outside the picture.
+    rows, cols = np.nonzero(~seen)
+    back = view.to_picture(np.stack([cols, rows], axis=1).astype(np.float64))
+    outside = (back[:, 0] < 0.5) | (back[:, 0] > 798.5) | (back[:, 1] < 0.5) | (back[:, 1] > 598.5)
+    assert outside.mean() > 0.95
