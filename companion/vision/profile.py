@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.errors import ProfileError
+from companion.vision.heap import keep_working_memory
 from companion.vision.images import BGRImage
 from companion.vision.segment import Reference
 from companion.vision.shadow import ShadowLine
@@ -215,6 +216,8 @@ class Prepared:
     @classmethod
     def build(cls, profile: Profile) -> Prepared:
         """Prepare the reference and the colour models of a profile."""
+        # A prepared profile is for counting picture after picture.
+        keep_working_memory()
         view = profile.view
         # A view pixel from beyond the picture's edge repeats the edge: whatever changes
         # there is no cube of this tray's.

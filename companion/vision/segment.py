@@ -28,11 +28,15 @@ SHADOW_MAX_RATIO = 0.97
 # Largest chromaticity change (r, g, b shares) still called a shadow; room light is often bluer.
 SHADOW_MAX_CHROMA = 0.045
 SHADOW_DARK_CHROMA = 0.06
+# The overall gains sample every this many pixels of each row and column (a few thousand
+# tray pixels are plenty for a median).
+GAIN_STEP = 8
 # The level mapping samples every this many pixels of each row and column.
 SAMPLE_STEP = 4
 # Level mapping: levels are pooled in bins this wide; a bin needs this many tray pixels, and
 # its median may differ from the overall gain by at most this factor, to be believed.
 LEVEL_BIN = 4
+BINS = 256 // LEVEL_BIN
 LEVEL_MIN_PIXELS = 12
 LEVEL_TRUST = 1.3
 # A pixel off the overall gain by this share is a change; patches of changes up to this many
@@ -71,10 +75,15 @@ def lab8(image: BGRImage) -> FloatImage:
     OpenCV's 8-bit conversion is several times faster than the float one; its steps of
     0.4 L and 1 a/b unit are well below the colour differences that matter here.
     """
-    lab = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2Lab), np.float32)
-    lab -= np.array([0.0, 128.0, 128.0], np.float32)
-    lab[:, :, 0] *= np.float32(100.0 / 255.0)
+    levels = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2Lab), np.float32)
+    # Scale and offset in one pass over the picture.
+    lab: FloatImage = np.asarray(cv2.transform(levels, _LAB_SCALE), np.float32)
     return lab
+
+
+_LAB_SCALE = np.array(
+    [[100.0 / 255.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, -128.0], [0.0, 0.0, 1.0, -128.0]], np.float32
+)
 
 
 def chromaticity(image: FloatImage) -> tuple[FloatImage, FloatImage]:
@@ -203,7 +212,7 @@ def light_gains(bgr: FloatImage, reference: Reference) -> NDArray[np.float64]:
     on the pixels that then match.
     """
     inside = reference.inside
-    sample = (slice(None, None, 5), slice(None, None, 5))
+    sample = (slice(None, None, GAIN_STEP), slice(None, None, GAIN_STEP))
     pic = bgr[sample][inside[sample]].astype(np.float64) + 0.01
     ref = reference.bgr[sample][inside[sample]].astype(np.float64) + 0.01
     ratio = pic / ref
@@ -244,14 +253,15 @@ def tone_tables(
     tables = np.empty((256, 1, 3), np.uint8)
     for channel in range(3):
         by_gain = np.minimum(levels / gains[channel], 255.0)
-        x, y = pic[:, channel], ref[:, channel]
+        x = pic[:, channel]
         bins = x // LEVEL_BIN
-        # Each bin's median at once: sort by bin, then by the empty tray's level within it.
-        order = np.lexsort((y, bins))
-        counts = np.bincount(bins, minlength=256 // LEVEL_BIN)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        # Each bin's median at once from a histogram of the empty tray's (8-bit) levels.
+        y = np.round(ref[:, channel]).astype(np.int32)
+        hist = np.bincount(bins * 256 + y, minlength=BINS * 256).reshape(BINS, 256)
+        counts = hist.sum(axis=1)
         used = counts >= LEVEL_MIN_PIXELS
-        medians = y[order][starts[used] + counts[used] // 2]
+        below = np.cumsum(hist[used], axis=1)
+        medians = np.argmax(below > (counts[used] // 2)[:, None], axis=1).astype(np.float64)
         centres = np.bincount(bins, weights=x, minlength=len(counts))[used] / counts[used]
         expected = centres / gains[channel]
         # Tray pixels move with the light; a level far from that is mostly cubes.
