@@ -2,15 +2,16 @@
 
 For each condition (warm 2700 K, neutral, daylight 6500 K, strong tilt, clusters, the set-up
 drop of 30-49 cubes, heavy noise and JPEG, blur, empty tray, colourful tray print, only the
-hard-pair colours under warm light, plus a
-hand in view, a picture of something else and a camera knocked since calibration, which are
-left out of the overall figure) it draws camera set-ups, calibrates each with
+hard-pair colours under warm light, plus a hand in view, a picture of something else and a
+camera knocked since calibration, which are left out of the overall figure) it draws camera set-ups, calibrates each with
 `companion.vision.calibrate` from the set-up's empty and one-colour pictures, counts further
 pictures under the same set-up with `companion.vision.read_tray`, and prints a table:
 
 - pictures counted, exactly right in all seven colours (%), confident (%),
 - wrong but confident (the worst error: must be 0; the total line says how many of those had
-  a true cube less than 20% visible, under another cube),
+  a true cube less than 20% visible, under another cube); a confident reading with a hand
+  over the tray or its margin counts as wrong whatever it says, one with a hand only beside
+  the tray does not,
 - cubes missed and invented (matched by position to the truth),
 - confusions within the hard pairs (black/brown, white/yellow, red/brown),
 - cubes invented on empty trays, and calibrations that were refused.
@@ -34,8 +35,10 @@ import numpy as np
 
 from companion.core.cubes import COLOURS, Colour
 from companion.devices.simtray.backdrop import backdrop_for
+from companion.devices.simtray.hand import hand_mask
 from companion.devices.simtray.sets import sub_seed
 from companion.devices.tray_render import RenderedTray, calibration_set
+from companion.vision.tray import VIEW_MARGIN
 
 try:
     import companion.vision as vision
@@ -97,6 +100,23 @@ def _one_core() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
+def _hand_over_tray(picture: RenderedTray) -> bool:
+    """Whether a hand covers part of what the counter looks at: the tray and the margin
+    around it. (A hand beside the tray, holding the tower, changes no count.)"""
+    hand = picture.scene.hand
+    if hand is None:
+        return False
+    height, width = picture.image.shape[:2]
+    corners = np.array(picture.tray_corners, np.float64)
+    centre = corners.mean(axis=0)
+    # The view's margin, as a share of the floor, on every side.
+    grow = 1.0 / (1.0 - 2.0 * VIEW_MARGIN)
+    outline = np.round(centre + (corners - centre) * grow).astype(np.int32)
+    looked_at = np.zeros((height, width), np.uint8)
+    cv2.fillPoly(looked_at, [outline], 1)
+    return bool(np.any((hand_mask(width, height, hand) > 0.5) & (looked_at > 0)))
+
+
 def _match(
     picture: RenderedTray, reading: vision.TrayReading, side_px: float
 ) -> tuple[list[tuple[Colour, Colour]], int, int]:
@@ -144,10 +164,9 @@ def run_condition(condition: str, setups: int, pictures: int, seed: int, index: 
         for picture in cal.tests:
             reading = vision.read_tray(picture.image, profile)
             tally.pictures += 1
-            # Nobody can vouch for a count with a hand in the way or without a tray.
-            right = (
-                reading.counts == picture.counts and picture.has_tray and not picture.hand_in_view
-            )
+            # Nobody can vouch for a count with a hand over the tray or without a tray.
+            in_the_way = _hand_over_tray(picture)
+            right = reading.counts == picture.counts and picture.has_tray and not in_the_way
             tally.exact += right
             tally.confident += reading.confident
             matched, missed, invented = _match(picture, reading, side_px)
@@ -160,7 +179,7 @@ def run_condition(condition: str, setups: int, pictures: int, seed: int, index: 
             if picture.counts.total == 0 and picture.has_tray:
                 tally.invented_on_empty += reading.counts.total
             wrong = reading.counts != picture.counts or not picture.has_tray
-            if reading.confident and (wrong or picture.hand_in_view):
+            if reading.confident and (wrong or in_the_way):
                 tally.wrong_confident += 1
                 # A cube all but hidden under another is out of any camera's sight.
                 if any(cube.visible_fraction < HIDDEN for cube in picture.cubes):
