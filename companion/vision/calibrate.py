@@ -15,6 +15,7 @@ from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import find_cubes, looks_single, patch_masses, profile_evidence
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, Mask
+from companion.vision.likelihood import cast_shadows
 from companion.vision.profile import (
     ColourModel,
     Profile,
@@ -320,6 +321,16 @@ def _shadow_model(
     line = learn_shadow([comparisons[c].deficit[m] for c, m in candidates.items()])
     if line is None:
         return None
+    offset = _shadow_offset(line, comparisons, candidates, inside)
+    if any(offset):
+        # Knowing where the shadows fall, learn the line again from there alone: the first
+        # consensus also heard the cubes' dark sides and edges, and under a bluish room
+        # light those darken the floor in another direction than the shadows do.
+        cast = {c: _cast_zone(comparisons[c], m, inside, offset) for c, m in candidates.items()}
+        refined = learn_shadow([comparisons[c].deficit[m] for c, m in cast.items()])
+        if refined is not None:
+            line = refined
+            offset = _shadow_offset(line, comparisons, candidates, inside)
     # How much floor one lying cube darkens: a cube resting on another casts a longer shadow.
     shaded = sum(int((line.test(comparisons[c].deficit) & m).sum()) for c, m in candidates.items())
     cubes = sum(models[c].cubes_seen for c in candidates)
@@ -328,8 +339,19 @@ def _shadow_model(
         deepest=line.deepest,
         spread=line.spread,
         area=shaded / max(cubes, 1),
-        offset=_shadow_offset(line, comparisons, candidates, inside),
+        offset=offset,
     )
+
+
+def _cast_zone(
+    comparison: Comparison, candidate: Mask, inside: Mask, offset: tuple[float, float]
+) -> Mask:
+    """The candidate shadow pixels where the picture's cubes throw their shadows, a pixel
+    clear of the cubes themselves."""
+    cube = (comparison.changed & inside & ~candidate).astype(np.uint8)
+    near = cv2.dilate(cube, np.ones((5, 5), np.uint8)).astype(np.bool_)
+    zone: Mask = cast_shadows(cube.astype(np.bool_), offset) & candidate & ~near
+    return zone
 
 
 def _shadow_offset(
