@@ -89,6 +89,12 @@ SHORT_CUBES = 0.45
 PATCH_EVIDENCE = 0.3
 # Shadow beyond this many lying cubes' worth (on top of the cubes found) means a stack.
 LONG_SHADOW_CUBES = 1.0
+# Shade with no caster, this share of a cube's footprint, is searched for the cube that
+# casts it, this many shadow offsets back along the light; the picture there must fit a
+# cube colour this well (squared Mahalanobis distance).
+IMPLIED_SHADE_CUBES = 0.5
+IMPLIED_STEPS = (0.5, 0.75, 1.0, 1.25)
+IMPLIED_FIT_D2 = 9.0
 # Half the side (cube sides) of the square a found cube explains.
 REACH = 0.6
 
@@ -341,10 +347,83 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         seen.shadow[box],
     )
     moved = [replace(c, x=c.x - left, y=c.y - top) for c in cubes]
+    offset = cast_offset(profile)
+    implied: list[Found] = []
+    if offset is not None:
+        implied = shadow_casters(
+            moved,
+            local,
+            comparison.lab[box],
+            inside[box],
+            side,
+            offset,
+            (prepared.means, prepared.inverses),
+        )
     doubts = _doubts(
-        moved, local, side, typical, inside[box], prepared.areas, shadow_area, cast_offset(profile)
+        moved + implied, local, side, typical, inside[box], prepared.areas, shadow_area, offset
     )
+    for cube in implied:
+        doubts.append(f"a {COLOURS[cube.colour].value} cube is seen only by its shadow")
+    cubes += [replace(c, x=c.x + left, y=c.y + top) for c in implied]
     return Detection(cubes, doubts)
+
+
+def shadow_casters(
+    cubes: list[Found],
+    seen: Evidence,
+    lab: FloatImage,
+    inside: Mask,
+    side: float,
+    offset: tuple[float, float],
+    models: tuple[NDArray[np.float32], NDArray[np.float32]],
+) -> list[Found]:
+    """Cubes the colours missed but whose shadows give them away.
+
+    A cube on print of its own colour hardly changes the picture, yet it still throws its
+    shadow. Shade that no found cube casts, a good part of a cube's footprint, has its caster
+    back along the light; where the picture there fits a cube colour well, that is the cube
+    (its fill is 0: it is counted, and the reading says how it was seen).
+    """
+    covered = np.zeros(inside.shape, np.uint8)
+    reach = round(REACH * side)
+    for cube in cubes:
+        x, y = int(cube.x), int(cube.y)
+        cv2.rectangle(covered, (x - reach, y - reach), (x + reach, y + reach), 1, -1)
+    near = cv2.dilate(covered, np.ones((3, 3), np.uint8)).astype(np.bool_)
+    near |= cast_shadows(covered.astype(np.bool_), offset)
+    lone = (seen.shadow & ~near & inside).astype(np.uint8)
+    n, _, stats, centres = cv2.connectedComponentsWithStats(lone, connectivity=8)
+    footprint = (side / WORKING_SIDE) ** 2
+    half = max(1, int(BOX * side / 2))
+    spacing = MIN_SPACING * side
+    found: list[Found] = []
+    for index in range(1, n):
+        if stats[index, cv2.CC_STAT_AREA] < IMPLIED_SHADE_CUBES * footprint:
+            continue
+        best: tuple[float, int, int, int, float, int] | None = None
+        for step in IMPLIED_STEPS:
+            x = round(float(centres[index, 0]) - step * offset[0])
+            y = round(float(centres[index, 1]) - step * offset[1])
+            if not (0 <= y < inside.shape[0] and 0 <= x < inside.shape[1]) or not inside[y, x]:
+                continue
+            if any(np.hypot(c.x - x, c.y - y) < spacing for c in cubes + found):
+                continue
+            area = (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
+            # The caster's own pixels: not the shade it throws.
+            pixels = lab[area][~seen.shadow[area]]
+            if len(pixels) < 0.5 * (2 * half + 1) ** 2:
+                continue
+            median = np.median(pixels, axis=0).astype(np.float32)
+            d2 = distances2(median[None, :], *models)[0]
+            order = np.argsort(d2)
+            fit = float(d2[order[0]])
+            if best is None or fit < best[0]:
+                margin = float(np.sqrt(d2[order[1]]) - np.sqrt(fit))
+                best = (fit, int(order[0]), x, y, margin, int(order[1]))
+        if best is not None and best[0] <= IMPLIED_FIT_D2:
+            fit, colour, x, y, margin, runner_up = best
+            found.append(Found(colour, float(x), float(y), 0.0, margin, runner_up))
+    return found
 
 
 def _doubts(
@@ -536,4 +615,12 @@ def _area_check(cubes: list[Found], foreground: Mask, typical: float) -> list[st
     return []
 
 
-__all__ = ["Detection", "Found", "find_cubes", "patch_masses", "profile_evidence", "select"]
+__all__ = [
+    "Detection",
+    "Found",
+    "find_cubes",
+    "patch_masses",
+    "profile_evidence",
+    "select",
+    "shadow_casters",
+]

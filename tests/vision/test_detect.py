@@ -9,8 +9,8 @@ import pytest
 from companion.core.cubes import Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
-from companion.vision.detect import select
-from companion.vision.likelihood import evidence
+from companion.vision.detect import Found, select, shadow_casters
+from companion.vision.likelihood import Evidence, evidence
 from companion.vision.segment import Comparison
 
 SIDE = 12.0
@@ -115,6 +115,31 @@ def test_a_dark_cube_is_not_hidden_by_the_shadow_of_its_own_lit_edge() -> None:
     changed[10:21, 22:33] = True
     seen = evidence(view, black, inverses, shadow_offset=(-6.0, 0.0), cube_side=11.0)
     assert seen.maps[0][12:19, 12:19].max() == 0.0
+
+
+def test_a_cube_on_print_of_its_own_colour_is_found_by_its_shadow() -> None:
+    # Red print, a red cube on it that changes nothing, and its shadow two thirds of a cube
+    # to the right. A green cube elsewhere casts its own shadow, which implies nothing.
+    means = np.array([[40.0, 50.0, 30.0], [45.0, -40.0, 30.0]], np.float32)
+    inverses = np.array([np.eye(3) / 9.0, np.eye(3) / 9.0], np.float32)
+    lab = np.full((60, 90, 3), (41.0, 49.0, 31.0), np.float32)
+    lab[20:31, 60:71] = means[1]
+    shadow = np.zeros((60, 90), np.bool_)
+    shadow[20:31, 31:39] = True  # the red cube's (at 20..30 x 20..30)
+    shadow[20:31, 71:79] = True  # the green cube's
+    maps = np.zeros((2, 60, 90), np.float32)
+    maps[1][20:31, 60:71] = 1.0
+    seen = Evidence(maps, maps[1] > 0, np.zeros((60, 90), np.bool_), shadow)
+    green = Found(1, 65.0, 25.0, 1.0, 10.0, 0)
+    inside = np.ones((60, 90), np.bool_)
+    implied = shadow_casters([green], seen, lab, inside, SIDE, (8.0, 0.0), (means, inverses))
+    assert [c.colour for c in implied] == [0]
+    # Back along the light from its shadow, within half a cube of where it lies.
+    assert abs(implied[0].x - 25.0) <= SIDE / 2 and abs(implied[0].y - 25.0) <= 1.0
+    assert implied[0].confidence < 0.5
+    # Plain floor of no cube colour under the shade: a shadow, but no cube to name.
+    lab[:, :50] = (70.0, 0.0, 10.0)
+    assert shadow_casters([green], seen, lab, inside, SIDE, (8.0, 0.0), (means, inverses)) == []
 
 
 def test_the_empty_tray_has_no_cubes(cal: CalibrationSet, profile: Profile) -> None:
