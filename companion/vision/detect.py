@@ -47,10 +47,14 @@ MIN_FILL = 0.45
 # Below this share the cube is counted, but the reading is unsure.
 SURE_FILL = 0.6
 # Two cubes' centres are at least this many cube sides apart: lying tops cannot overlap, and
-# only a cube leaning on another comes closer.
+# only a cube leaning on another comes closer. Of two colours they may come closer: one half
+# hidden under the other shows as a strip beside it, and no cube's evidence is of two colours.
 MIN_SPACING = 0.66
-# Side of the square a found cube claims, in cube sides (its neighbours keep the rest).
+OTHER_SPACING = 0.45
+# Side of the square a found cube claims, in cube sides (its neighbours keep the rest): of its
+# own colour, and of the others.
 CLAIM = 0.85
+OTHER_CLAIM = 0.6
 # Colour margin (Mahalanobis units, best vs second-best) at which the colour is certain.
 SURE_MARGIN = 2.5
 # The pairs that look most alike under some light need a wider margin to be certain.
@@ -204,29 +208,36 @@ def select(
     once the outer ones are taken away, so the search repeats on what is left.
     """
     residual = maps.copy()
-    claimed = np.zeros(maps.shape[1:], np.bool_)
+    # What each colour may no longer use: a cube's whole square of its own colour, and a
+    # smaller one of the others (a cube half hidden under another shows beside its centre).
+    claimed = np.zeros(maps.shape, np.bool_)
     inner = _odd(BOX * side) // 2
-    half = round(CLAIM * side / 2)
+    own, other = round(CLAIM * side / 2), round(OTHER_CLAIM * side / 2)
     spacing2 = (MIN_SPACING * side) ** 2
+    other2 = (OTHER_SPACING * side) ** 2
     cubes: list[tuple[int, int, int, float]] = []
     for _ in range(ROUNDS):
         fills, scores = _scores(residual, side)
         before = len(cubes)
         for _, index, y, x in _peaks(fills, scores, side, allowed):
-            if any((cx - x) ** 2 + (cy - y) ** 2 < spacing2 for _, cx, cy, _ in cubes):
+            if any(
+                (cx - x) ** 2 + (cy - y) ** 2 < (spacing2 if k == index else other2)
+                for k, cx, cy, _ in cubes
+            ):
                 continue
             box = (
                 slice(max(0, y - inner), y + inner + 1),
                 slice(max(0, x - inner), x + inner + 1),
             )
-            free = residual[index][box] * ~claimed[box]
+            free = residual[index][box] * ~claimed[index][box]
             if float(free.sum()) < MIN_FILL * (2 * inner + 1) ** 2:
                 continue
-            claimed[max(0, y - half) : y + half + 1, max(0, x - half) : x + half + 1] = True
+            claimed[:, max(0, y - other) : y + other + 1, max(0, x - other) : x + other + 1] = True
+            claimed[index, max(0, y - own) : y + own + 1, max(0, x - own) : x + own + 1] = True
             cubes.append((index, x, y, float(fills[index, y, x])))
         if len(cubes) == before:
             break
-        residual[:, claimed] = 0.0
+        residual[claimed] = 0.0
     return cubes
 
 

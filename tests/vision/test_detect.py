@@ -59,6 +59,20 @@ def test_touching_cubes_of_one_colour_give_one_peak_each(centres: list[tuple[int
         assert nearest <= 2.0
 
 
+def test_a_cube_half_under_one_of_another_colour_is_found() -> None:
+    # A red cube lies over a green one: of the green, a strip 4 pixels wide (less than half
+    # a cube) shows beside the red top, their centres half a cube apart.
+    red = _squares([(30, 30)])
+    green = np.zeros_like(red)
+    green[26:35, 35:39] = 1.0
+    maps = np.stack([red, green])
+    found = select(maps, SIDE, np.ones(red.shape, np.bool_))
+    assert sorted(k for k, _, _, _ in found) == [0, 1]
+    # The same strip in the red cube's own colour is the red cube's edge, not a cube.
+    maps = np.stack([red + green, np.zeros_like(red)])
+    assert len(select(maps, SIDE, np.ones(red.shape, np.bool_))) == 1
+
+
 def test_a_cube_and_a_half_is_one_cube() -> None:
     # A strip half a cube wide beside a cube (a side face, a shadow that fit a colour) must
     # not become a second cube.
