@@ -320,8 +320,9 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     cubes: list[Found] = []
     half = max(1, int(BOX * side / 2))
     # Only the box around the evidence needs searching: most of a tray is empty floor.
-    rows = np.flatnonzero(seen.maps.any(axis=(0, 2)))
-    cols = np.flatnonzero(seen.maps.any(axis=(0, 1)))
+    # (Evidence lies only on foreground pixels: one plane is quicker to look through.)
+    rows = np.flatnonzero(seen.foreground.any(axis=1))
+    cols = np.flatnonzero(seen.foreground.any(axis=0))
     found: list[tuple[int, int, int, float]] = []
     if len(rows):
         pad = int(side) + 2

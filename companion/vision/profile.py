@@ -195,6 +195,10 @@ class Profile(BaseModel):
         return profile
 
 
+# Width of the band along the edge of what the camera shows, in cube sides.
+EDGE_WIDTH = 0.3
+
+
 class Prepared:
     """Derived arrays: the empty-tray reference and the inverse colour covariances."""
 
@@ -212,6 +216,15 @@ class Prepared:
         self.areas = areas
         self.seen = seen
         """View pixels that come from inside the picture."""
+        self.edge_width = max(2, round(reference.cube_side * EDGE_WIDTH))
+        # The edge of what the camera shows: the view's own edge, or the picture's where the
+        # view reaches beyond it.
+        framed = np.zeros(seen.shape, np.uint8)
+        framed[1:-1, 1:-1] = seen[1:-1, 1:-1]
+        reach = 2 * self.edge_width - 1
+        core = cv2.erode(framed, np.ones((reach, reach), np.uint8)).astype(np.bool_)
+        self.edge: NDArray[np.intp] = np.flatnonzero(seen & ~core)
+        """Flat indices of the view pixels in the band along that edge."""
 
     @classmethod
     def build(cls, profile: Profile) -> Prepared:

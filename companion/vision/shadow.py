@@ -39,7 +39,9 @@ DEPTH_ALLOWANCE = 1.15
 def _srgb_to_linear_table() -> NDArray[np.float32]:
     levels = np.arange(256, dtype=np.float64) / 255.0
     linear = np.where(levels <= 0.04045, levels / 12.92, ((levels + 0.055) / 1.055) ** 2.4)
-    table: NDArray[np.float32] = linear.astype(np.float32)
+    # A 256 x 1 float table: OpenCV's lookup applies it to every channel, several times
+    # faster than numpy's indexing.
+    table: NDArray[np.float32] = linear.astype(np.float32).reshape(256, 1)
     return table
 
 
@@ -50,7 +52,7 @@ _FLOOR = np.float32(0.004)
 
 def linear(image: BGRImage) -> FloatImage:
     """8-bit sRGB to linear light (0..1) per channel."""
-    result: FloatImage = _LINEAR[image]
+    result: FloatImage = np.asarray(cv2.LUT(image, _LINEAR), np.float32)
     return result
 
 
