@@ -14,7 +14,10 @@ pictures under the same set-up with `companion.vision.read_tray`, and prints a t
   the tray does not,
 - cubes missed and invented (matched by position to the truth),
 - confusions within the hard pairs (black/brown, white/yellow, red/brown),
-- cubes invented on empty trays, and calibrations that were refused.
+- cubes invented on empty trays, and calibrations that were refused,
+- the clear pictures (every cube shows at least half its outline: none rests on another,
+  lies half under one or behind the rim) and the share of those exactly right: what a
+  camera above the tray can see at all, apart from what it cannot.
 
 Run: .venv/bin/python benchmarks/vision_accuracy.py [--setups 3] [--pictures 10] [--seed 0]
 Each failure is listed with the seeds that reproduce it. The renderer is
@@ -67,6 +70,9 @@ CONDITIONS: tuple[tuple[str, str], ...] = (
 
 # A true cube showing less than this share of its outline is all but hidden.
 HIDDEN = 0.2
+# A picture is clear when every cube shows at least this share of its outline: no cube
+# rests on another, lies half under one, or hides behind the rim.
+CLEAR = 0.5
 
 HARD_PAIRS: tuple[tuple[Colour, Colour], ...] = (
     (Colour.BLACK, Colour.BROWN),
@@ -81,6 +87,8 @@ class Tally:
 
     pictures: int = 0
     exact: int = 0
+    clear: int = 0
+    clear_exact: int = 0
     confident: int = 0
     wrong_confident: int = 0
     wrong_confident_hidden: int = 0
@@ -168,6 +176,9 @@ def run_condition(condition: str, setups: int, pictures: int, seed: int, index: 
             in_the_way = _hand_over_tray(picture)
             right = reading.counts == picture.counts and picture.has_tray and not in_the_way
             tally.exact += right
+            if all(cube.visible_fraction >= CLEAR for cube in picture.cubes):
+                tally.clear += 1
+                tally.clear_exact += right
             tally.confident += reading.confident
             matched, missed, invented = _match(picture, reading, side_px)
             tally.cubes += picture.counts.total
@@ -217,7 +228,7 @@ def main() -> None:
     header = (
         f"{'condition':22} {'pics':>4} {'exact%':>6} {'conf%':>6} {'WRONG+conf':>10} "
         f"{'missed':>6} {'invent':>6} {'Bk/Br':>5} {'Wh/Ye':>5} {'Rd/Br':>5} "
-        f"{'empty+':>6} {'calib!':>6} {'secs':>5}"
+        f"{'empty+':>6} {'calib!':>6} {'secs':>5} {'clear':>5} {'exact%':>6}"
     )
     print(header)
     print("-" * len(header))
@@ -229,16 +240,20 @@ def main() -> None:
         t = run_condition(condition, args.setups, args.pictures, args.seed, index)
         exact = 100.0 * t.exact / t.pictures if t.pictures else float("nan")
         conf = 100.0 * t.confident / t.pictures if t.pictures else float("nan")
+        clear = 100.0 * t.clear_exact / t.clear if t.clear else float("nan")
         print(
             f"{label:22} {t.pictures:4d} {exact:6.1f} {conf:6.1f} {t.wrong_confident:10d} "
             f"{t.missed:6d} {t.invented:6d} {_pair(t, Colour.BLACK, Colour.BROWN):>5} "
             f"{_pair(t, Colour.WHITE, Colour.YELLOW):>5} {_pair(t, Colour.RED, Colour.BROWN):>5} "
-            f"{t.invented_on_empty:6d} {t.calibrations_refused:6d} {t.seconds:5.0f}",
+            f"{t.invented_on_empty:6d} {t.calibrations_refused:6d} {t.seconds:5.0f} "
+            f"{t.clear:5d} {clear:6.1f}",
             flush=True,
         )
         if condition not in ("hand", "no-tray", "bumped"):
             total.pictures += t.pictures
             total.exact += t.exact
+            total.clear += t.clear
+            total.clear_exact += t.clear_exact
         total.wrong_confident += t.wrong_confident
         total.wrong_confident_hidden += t.wrong_confident_hidden
         failures.extend(t.failures)
@@ -250,6 +265,11 @@ def main() -> None:
             f"(goal 99%); wrong but confident: {total.wrong_confident} (goal 0), of which "
             f"{total.wrong_confident_hidden} with a cube less than {HIDDEN:.0%} visible"
         )
+        if total.clear:
+            print(
+                f"on the clear pictures (every cube at least {CLEAR:.0%} visible): "
+                f"{100.0 * total.clear_exact / total.clear:.1f}% of {total.clear} exactly right"
+            )
     if failures:
         shown = failures if args.failures else failures[:15]
         print(
