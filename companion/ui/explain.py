@@ -14,6 +14,7 @@ from companion.core.cubes import Colour
 from companion.core.errors import RuleError
 from companion.ui.controller import colour_name
 from companion.ui.i18n import N_, tr
+from companion.vision import reasons as doubt
 
 REFUSALS: dict[str, str] = {
     "ap.not_enough": N_("{spaces} spaces need {spaces} AP, only {ap} available"),
@@ -67,40 +68,52 @@ def refusal(error: RuleError) -> str:
         return error.detail
 
 
-_COLOUR = "(?P<colour>blue|black|red|brown|green|yellow|white)"
-_OTHER = "(?P<other>blue|black|red|brown|green|yellow|white)"
+# The camera's doubts: each of `companion.vision.reasons` with its words for the catalogue.
+CAMERA_REASONS: tuple[tuple[str, str], ...] = (
+    (doubt.TOO_DARK, N_("picture too dark (is the light on and the lens uncovered?)")),
+    (doubt.TRAY_LOST, N_("tray not found: the picture does not look like the calibrated tray")),
+    (doubt.LIGHT_CHANGED, N_("the light differs a lot from calibration; calibrate again")),
+    (doubt.AT_EDGE, N_("something lies at the edge of the tray's view: a cube on the rim or beyond it")),
+    (doubt.HAND, N_("hand in the picture")),
+    (doubt.UNCERTAIN, N_("a cube's colour or size is uncertain")),
+    (doubt.BETWEEN, N_("colour between {colour} and {other}")),
+    (doubt.PARTLY_HIDDEN, N_("a {colour} cube may be partly hidden or not a cube")),
+    (doubt.SEEN_BY_SHADOW, N_("a {colour} cube is seen only by its shadow")),
+    (doubt.FOUND_TWICE, N_("two {colour} cubes may be one")),
+    (doubt.TOO_MANY, N_("more than {limit} {colour} cubes counted")),
+    (doubt.MAYBE_CUBE, N_("something that may be a cube or not")),
+    (doubt.DARK_PATCH, N_("a dark patch that may be a cube or a shadow")),
+    (doubt.HIDDEN_BESIDE, N_("a {colour} cube may be hidden under or beside others")),
+    (doubt.TWO_AS_ONE, N_("two {colour} cubes may lie together as one")),
+    (doubt.ON_ANOTHER, N_("a cube may lie on another (its shadow is longer than one cube's)")),
+    (doubt.HEAP, N_("a cube may be hidden in a heap")),
+    (doubt.CLUSTER, N_("cubes may be hidden or merged in a cluster")),
+)  # fmt: skip
+
+# What the reading service adds when it weighs camera and chute sensor.
+SERVICE_REASONS: tuple[tuple[str, str], ...] = (
+    ("the chute sensor is unsure of some colours: please check",
+     N_("the chute sensor is unsure of some colours: please check")),
+    ("neither the camera nor the chute sensor could count this: please type it",
+     N_("neither the camera nor the chute sensor could count this: please type it")),
+    ("cubes fell out of the tower between drops", N_("cubes fell out of the tower between drops")),
+)  # fmt: skip
+
+_COLOURS = "|".join(c.value for c in Colour)
+_FIELDS = {"colour": f"(?P<colour>{_COLOURS})", "other": f"(?P<other>{_COLOURS})",
+           "limit": "(?P<limit>\\d+)"}  # fmt: skip
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """A reason's template as a pattern matching its filled-in sentences."""
+    parts = re.split(r"\{(\w+)\}", template)
+    # Even parts are plain text, odd ones the names of the fields between them.
+    return re.compile("".join(_FIELDS[p] if i % 2 else re.escape(p) for i, p in enumerate(parts)))
+
 
 _REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), message)
-    for pattern, message in (
-        ("tray not found: the picture does not look like the calibrated tray",
-         N_("tray not found: the picture does not look like the calibrated tray")),
-        ("the light differs a lot from calibration; calibrate again",
-         N_("the light differs a lot from calibration; calibrate again")),
-        ("a cube's colour or size is uncertain", N_("a cube's colour or size is uncertain")),
-        ("a dark patch that may be a cube or a shadow",
-         N_("a dark patch that may be a cube or a shadow")),
-        ("hand in the picture", N_("hand in the picture")),
-        ("something that is not a cube", N_("something that is not a cube")),
-        ("something that may be a cube or not", N_("something that may be a cube or not")),
-        ("the light changed on part of the tray", N_("the light changed on part of the tray")),
-        (f"a {_COLOUR} cube may be hidden under others",
-         N_("a {colour} cube may be hidden under others")),
-        (f"a {_COLOUR} cube may be partly hidden or not a cube",
-         N_("a {colour} cube may be partly hidden or not a cube")),
-        (f"{_COLOUR} cubes may be merged \\(count (?P<count>\\d+), area of (?P<area>[\\d.]+)\\)",
-         N_("{colour} cubes may be merged (count {count}, area of {area})")),
-        (f"colour between {_COLOUR} and {_OTHER}", N_("colour between {colour} and {other}")),
-        (f"more than (?P<limit>\\d+) {_COLOUR} cubes counted",
-         N_("more than {limit} {colour} cubes counted")),
-        ("the chute sensor is unsure of some colours: please check",
-         N_("the chute sensor is unsure of some colours: please check")),
-        ("neither the camera nor the chute sensor could count this: please type it",
-         N_("neither the camera nor the chute sensor could count this: please type it")),
-        ("cubes fell out of the tower between drops",
-         N_("cubes fell out of the tower between drops")),
-    )
-)  # fmt: skip
+    (_pattern(template), message) for template, message in CAMERA_REASONS + SERVICE_REASONS
+)
 
 
 def reading_reason(reason: str) -> str:

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour, Counts
+from companion.vision import reasons as doubt
 from companion.vision.annotate import annotate as draw
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import find_cubes
@@ -64,7 +65,7 @@ def read_tray(
     # Every fourth pixel of every fourth row tells the brightness as well as all of them.
     if float(np.mean(cv2.mean(image[::4, ::4])[:3])) < TOO_DARK:
         return unsure(
-            ["picture too dark (is the light on and the lens uncovered?)"],
+            [doubt.TOO_DARK],
             image.copy() if annotate else None,
         )
     view = profile.view.warp(image)
@@ -73,16 +74,14 @@ def read_tray(
     debug("difference", comparison.difference)
     debug("shadow-like", comparison.shadow_like)
     if comparison.matching < MIN_MATCHING or comparison.structure < MIN_STRUCTURE:
-        lost = ["tray not found: the picture does not look like the calibrated tray"]
+        lost = [doubt.TRAY_LOST]
         return unsure(lost, _annotated(image, [], profile, False, lost) if annotate else None)
     reasons: list[str] = []
     low, high = GAIN_LIMITS
     if max(comparison.gains) > high or min(comparison.gains) < low:
-        reasons.append("the light differs a lot from calibration; calibrate again")
+        reasons.append(doubt.LIGHT_CHANGED)
     if _change_at_view_edge(comparison, profile):
-        reasons.append(
-            "something lies at the edge of the tray's view: a cube on the rim or beyond it"
-        )
+        reasons.append(doubt.AT_EDGE)
     detection = find_cubes(comparison, profile, debug)
     reasons.extend(detection.doubts)
     centres = np.array([[c.x, c.y] for c in detection.cubes], np.float64).reshape(-1, 2)
@@ -94,7 +93,7 @@ def read_tray(
     counts = Counts.of({colour: sum(1 for c in cubes if c.colour == colour) for colour in COLOURS})
     confidence = min([c.confidence for c in cubes] + [1.0])
     if confidence < CONFIDENT_AT and not reasons:
-        reasons.append("a cube's colour or size is uncertain")
+        reasons.append(doubt.UNCERTAIN)
     reasons = list(dict.fromkeys(reasons))
     if reasons:
         confidence = min(confidence, CONFIDENT_AT - 0.1)

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
+from companion.vision import reasons as doubt
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.images import FloatImage, Mask
@@ -375,7 +376,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         moved + implied, local, side, typical, inside[box], prepared.areas, shadow_area, offset
     )
     for cube in implied:
-        doubts.append(f"a {COLOURS[cube.colour].value} cube is seen only by its shadow")
+        doubts.append(doubt.SEEN_BY_SHADOW.format(colour=COLOURS[cube.colour].value))
     cubes += [replace(c, x=c.x + left, y=c.y + top) for c in implied]
     return Detection(cubes, doubts)
 
@@ -459,9 +460,9 @@ def _doubts(
             colour = COLOURS[cube.colour].value
             if cube.margin < 0.5 * SURE_MARGIN:
                 other = COLOURS[cube.runner_up].value
-                reasons.append(f"colour between {colour} and {other}")
+                reasons.append(doubt.BETWEEN.format(colour=colour, other=other))
             else:
-                reasons.append(f"a {colour} cube may be partly hidden or not a cube")
+                reasons.append(doubt.PARTLY_HIDDEN.format(colour=colour))
     reasons.extend(_area_check(cubes, seen.foreground, typical))
     reasons.extend(_left_over(cubes, seen.maps, areas))
     reasons.extend(_long_shadows(cubes, seen, shadow_area))
@@ -470,7 +471,7 @@ def _doubts(
             apart = float(np.hypot(first.x - second.x, first.y - second.y)) / side
             if first.colour == second.colour and apart < CLOSE_PAIR:
                 # Lying tops cannot be this close: one cube seen twice, or one leaning.
-                reasons.append(f"two {COLOURS[first.colour].value} cubes may be one")
+                reasons.append(doubt.FOUND_TWICE.format(colour=COLOURS[first.colour].value))
     area = side * side
     footprint = (side / WORKING_SIDE) ** 2
     left = (seen.foreground & ~covered.astype(np.bool_)).astype(np.uint8)
@@ -484,9 +485,9 @@ def _doubts(
         over_rim = bool((region & ~inside[y : y + h, x : x + w]).mean() > 0.2)
         unexplained = float((seen.unexplained[y : y + h, x : x + w] & region).sum()) / area
         if unexplained >= HAND_CUBES or (over_rim and unexplained >= 1.0):
-            reasons.append("hand in the picture")
+            reasons.append(doubt.HAND)
         else:
-            reasons.append("something that may be a cube or not")
+            reasons.append(doubt.MAYBE_CUBE)
     # A shadow lies beside the cube that casts it, on the side away from the light; shade
     # with no found cube to cast it is a cube the colours missed (a dark one, or one the
     # print beneath hides) or its shadow.
@@ -498,11 +499,11 @@ def _doubts(
     # A lying cube's own shadow can be small (a high lamp): a third of a cube's footprint
     # of shade with nothing to cast it is enough to doubt.
     if any(stats[i, cv2.CC_STAT_AREA] >= LONE_SHADE_CUBES * footprint for i in range(1, n)):
-        reasons.append("a dark patch that may be a cube or a shadow")
+        reasons.append(doubt.DARK_PATCH)
     counts = Counts.of({c: sum(1 for f in cubes if f.colour == i) for i, c in enumerate(COLOURS)})
     for colour, number in counts.items():
         if number > CUBES_PER_COLOUR:
-            reasons.append(f"more than {CUBES_PER_COLOUR} {colour.value} cubes counted")
+            reasons.append(doubt.TOO_MANY.format(limit=CUBES_PER_COLOUR, colour=colour.value))
     return list(dict.fromkeys(reasons))
 
 
@@ -522,13 +523,13 @@ def _left_over(
         extra = mass / float(areas[index]) - found
         name = COLOURS[index].value
         if np.any(extra >= LEFT_OVER_CUBES):
-            reasons.append(f"a {name} cube may be hidden under or beside others")
+            reasons.append(doubt.HIDDEN_BESIDE.format(colour=name))
         if np.any((found == 1) & (extra > 0.0)) and _one_cube_looks_like_two(plane, cubes, index):
-            reasons.append(f"two {name} cubes may lie together as one")
+            reasons.append(doubt.TWO_AS_ONE.format(colour=name))
         # Too little of a colour for the cubes found in it: one of them is mostly covered
         # (by a cube lying on it, the rim, a hand), or is no cube at all.
         if np.any((found > 0) & (extra <= -SHORT_CUBES)):
-            reasons.append(f"a {name} cube may be partly hidden or not a cube")
+            reasons.append(doubt.PARTLY_HIDDEN.format(colour=name))
     return reasons
 
 
@@ -604,7 +605,7 @@ def _long_shadows(cubes: list[Found], seen: Evidence, shadow_area: float) -> lis
     for cube in cubes:
         found[groups[int(cube.y), int(cube.x)]] += 1
     if np.any(shaded[1:] > (found[1:] + LONG_SHADOW_CUBES) * shadow_area):
-        return ["a cube may lie on another (its shadow is longer than one cube's)"]
+        return [doubt.ON_ANOTHER]
     return []
 
 
@@ -619,11 +620,11 @@ def _area_check(cubes: list[Found], foreground: Mask, typical: float) -> list[st
         found[regions[int(cube.y), int(cube.x)]] += 1
     if found[1:].size and int(found[1:].max()) >= HEAP_CUBES:
         # Cubes dropped in a heap rest on each other; one underneath leaves no trace.
-        return ["a cube may be hidden in a heap"]
+        return [doubt.HEAP]
     worth = stats[:, cv2.CC_STAT_AREA].astype(np.float64) / typical
     extra = worth[1:] - found[1:]
     if np.any((extra >= EXTRA_AREA_CUBES) & (found[1:] > 0)):
-        return ["cubes may be hidden or merged in a cluster"]
+        return [doubt.CLUSTER]
     return []
 
 

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from companion.vision import reasons as doubt
 from companion.vision.count import TOO_DARK, read_tray
 from companion.vision.errors import ImageError
 from companion.vision.images import BGRImage
@@ -180,7 +181,7 @@ class Settler:
             reading = self._reader(image, self.profile)
         except ImageError as error:
             return self.lost(timestamp, str(error))
-        if any("hand" in reason for reason in reading.reasons):
+        if doubt.HAND in reading.reasons:
             return self._set(Status.HAND, timestamp, "a hand rests in the picture")
         self._reported = current
         if reading.counts.total == 0 and reading.confident:

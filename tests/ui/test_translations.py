@@ -13,7 +13,8 @@ from companion.core.events import Progress
 from companion.core.game import Game
 from companion.core.simulate import simulate_game
 from companion.ui import i18n
-from companion.ui.explain import REFUSALS, reading_reason, refusal
+from companion.ui.explain import CAMERA_REASONS, REFUSALS, reading_reason, refusal
+from companion.vision import reasons as doubt
 
 
 @pytest.fixture()
@@ -57,3 +58,14 @@ def test_reading_reasons_are_translated_with_colour_names(german: None) -> None:
         "Kamera unsicher: Farbe zwischen blau und schwarz"
     )
     assert reading_reason("a new sentence from a device") == "a new sentence from a device"
+
+
+def test_every_camera_reason_has_its_words_in_the_catalogue(german: None) -> None:
+    # The table names each reason the vision can give, in the vision's own words.
+    assert [template for template, _ in CAMERA_REASONS] == list(doubt.ALL)
+    assert all(template == message for template, message in CAMERA_REASONS)
+    for template in doubt.ALL:
+        said = template.format(colour="brown", other="black", limit=7)
+        shown = reading_reason(said)
+        assert shown != said, said
+        assert "{" not in shown and ("braun" in shown or "{colour}" not in template), shown

@@ -1,0 +1,52 @@
+"""Every reason a reading gives for being unsure, in one place.
+
+The app shows them to the person (translated: `companion/ui/explain.py` has each one), and the
+settled-reading logic acts on some. Fields in braces are filled with colour names (`colour`,
+`other`) and numbers (`limit`).
+"""
+
+from __future__ import annotations
+
+# The picture as a whole.
+TOO_DARK = "picture too dark (is the light on and the lens uncovered?)"
+TRAY_LOST = "tray not found: the picture does not look like the calibrated tray"
+LIGHT_CHANGED = "the light differs a lot from calibration; calibrate again"
+AT_EDGE = "something lies at the edge of the tray's view: a cube on the rim or beyond it"
+HAND = "hand in the picture"
+# One cube.
+UNCERTAIN = "a cube's colour or size is uncertain"
+BETWEEN = "colour between {colour} and {other}"
+PARTLY_HIDDEN = "a {colour} cube may be partly hidden or not a cube"
+SEEN_BY_SHADOW = "a {colour} cube is seen only by its shadow"
+FOUND_TWICE = "two {colour} cubes may be one"
+TOO_MANY = "more than {limit} {colour} cubes counted"
+# What the cubes found leave unexplained.
+MAYBE_CUBE = "something that may be a cube or not"
+DARK_PATCH = "a dark patch that may be a cube or a shadow"
+HIDDEN_BESIDE = "a {colour} cube may be hidden under or beside others"
+TWO_AS_ONE = "two {colour} cubes may lie together as one"
+ON_ANOTHER = "a cube may lie on another (its shadow is longer than one cube's)"
+HEAP = "a cube may be hidden in a heap"
+CLUSTER = "cubes may be hidden or merged in a cluster"
+
+ALL = (
+    TOO_DARK,
+    TRAY_LOST,
+    LIGHT_CHANGED,
+    AT_EDGE,
+    HAND,
+    UNCERTAIN,
+    BETWEEN,
+    PARTLY_HIDDEN,
+    SEEN_BY_SHADOW,
+    FOUND_TWICE,
+    TOO_MANY,
+    MAYBE_CUBE,
+    DARK_PATCH,
+    HIDDEN_BESIDE,
+    TWO_AS_ONE,
+    ON_ANOTHER,
+    HEAP,
+    CLUSTER,
+)
+"""Every reason, as its template."""
