@@ -24,7 +24,7 @@ from companion.vision.debug import DebugSink, no_debug
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
 from companion.vision.profile import Profile
-from companion.vision.segment import Comparison
+from companion.vision.segment import Comparison, gradient
 
 # The proportions below are in "working sides": the square a lying cube's colour covers
 # (the profile's `cube_side`) with a rim of shade and edge around it, this much wider.
@@ -100,6 +100,14 @@ LONG_SHADOW_CUBES = 1.0
 IMPLIED_SHADE_CUBES = 0.5
 IMPLIED_STEPS = (0.5, 0.75, 1.0, 1.25)
 IMPLIED_FIT_D2 = 9.0
+# The empty tray's print has an edge where its lightness changes by this much per pixel;
+# fewer such pixels than this and the print is too plain to tell anything. An edge keeps
+# less than this share of its contrast (beyond the picture's overall) where something
+# covers it, and this much covered edge (cube footprints) no cube accounts for is doubted.
+PRINT_EDGE = 5.0
+MIN_PRINT_EDGES = 50
+COVERED_SHARE = 0.3
+COVERED_CUBES = 0.15
 # Half the side (cube sides) of the square a found cube explains.
 REACH = 0.6
 
@@ -377,6 +385,18 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     )
     for cube in implied:
         doubts.append(doubt.SEEN_BY_SHADOW.format(colour=COLOURS[cube.colour].value))
+    gone = covered_print(
+        np.ascontiguousarray(comparison.lab[box][:, :, 0]),
+        prepared.print_edges[box],
+        local.shadow,
+        inside[box],
+    )
+    gone &= ~cv2.dilate(
+        _explained(moved + implied, gone.shape, side), np.ones((3, 3), np.uint8)
+    ).astype(np.bool_)
+    if float(gone.sum()) >= COVERED_CUBES * typical:
+        doubts.append(doubt.MAYBE_CUBE)
+    doubts = list(dict.fromkeys(doubts))
     cubes += [replace(c, x=c.x + left, y=c.y + top) for c in implied]
     return Detection(cubes, doubts)
 
@@ -397,11 +417,7 @@ def shadow_casters(
     back along the light; where the picture there fits a cube colour well, that is the cube
     (its fill is 0: it is counted, and the reading says how it was seen).
     """
-    covered = np.zeros(inside.shape, np.uint8)
-    reach = round(REACH * side)
-    for cube in cubes:
-        x, y = int(cube.x), int(cube.y)
-        cv2.rectangle(covered, (x - reach, y - reach), (x + reach, y + reach), 1, -1)
+    covered = _explained(cubes, inside.shape, side)
     near = cv2.dilate(covered, np.ones((3, 3), np.uint8)).astype(np.bool_)
     near |= cast_shadows(covered.astype(np.bool_), offset)
     lone = (seen.shadow & ~near & inside).astype(np.uint8)
@@ -439,6 +455,36 @@ def shadow_casters(
     return found
 
 
+def _explained(cubes: list[Found], shape: tuple[int, ...], side: float) -> NDArray[np.uint8]:
+    """1 on the square around each found cube that it accounts for, 0 elsewhere."""
+    covered = np.zeros(shape[:2], np.uint8)
+    reach = round(REACH * side)
+    for cube in cubes:
+        x, y = int(cube.x), int(cube.y)
+        cv2.rectangle(covered, (x - reach, y - reach), (x + reach, y + reach), 1, -1)
+    return covered
+
+
+def covered_print(
+    lightness: FloatImage, print_edges: FloatImage, shade: Mask, inside: Mask
+) -> Mask:
+    """Edges of the tray's print that the picture no longer shows: something lies on them.
+
+    A cube whose colour is the print's average barely changes any pixel's colour on a busy
+    print, but it hides the print's edges. A shadow only lowers their contrast, and a softer
+    picture (focus, shake) lowers all of them alike, which the overall ratio takes out.
+    """
+    strong = (print_edges >= PRINT_EDGE) & inside
+    none: Mask = np.zeros(inside.shape, np.bool_)
+    if int(strong.sum()) < MIN_PRINT_EDGES:
+        return none
+    now = gradient(lightness)
+    overall = float(np.median(now[strong] / print_edges[strong]))
+    near_shade = cv2.dilate(shade.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(np.bool_)
+    gone: Mask = strong & (now < COVERED_SHARE * overall * print_edges) & ~near_shade
+    return gone
+
+
 def _doubts(
     cubes: list[Found],
     seen: Evidence,
@@ -451,11 +497,8 @@ def _doubts(
 ) -> list[str]:
     """Why the cubes found may not be the whole truth, in words a player understands."""
     reasons: list[str] = []
-    covered = np.zeros(inside.shape, np.uint8)
-    reach = round(REACH * side)
+    covered = _explained(cubes, inside.shape, side)
     for cube in cubes:
-        x, y = int(cube.x), int(cube.y)
-        cv2.rectangle(covered, (x - reach, y - reach), (x + reach, y + reach), 1, -1)
         if cube.confidence < 0.5:
             colour = COLOURS[cube.colour].value
             if cube.margin < 0.5 * SURE_MARGIN:

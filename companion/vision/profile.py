@@ -20,7 +20,7 @@ from companion.core.cubes import COLOURS, Colour
 from companion.vision.errors import ProfileError
 from companion.vision.heap import keep_working_memory
 from companion.vision.images import BGRImage
-from companion.vision.segment import Reference
+from companion.vision.segment import Reference, gradient
 from companion.vision.shadow import ShadowLine
 from companion.vision.tray import Corners, TrayView
 
@@ -216,6 +216,8 @@ class Prepared:
         self.areas = areas
         self.seen = seen
         """View pixels that come from inside the picture."""
+        self.print_edges = gradient(np.ascontiguousarray(reference.lab[:, :, 0]))
+        """The empty tray's lightness gradient (L units per pixel): its print's edges."""
         self.edge_width = max(2, round(reference.cube_side * EDGE_WIDTH))
         # The edge of what the camera shows: the view's own edge, or the picture's where the
         # view reaches beyond it.

@@ -412,6 +412,13 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     )
 
 
+def gradient(lightness: FloatImage) -> FloatImage:
+    """Length of the lightness gradient per pixel (L units per pixel)."""
+    across = cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
+    down = cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
+    return np.asarray(cv2.magnitude(across, down), np.float32)
+
+
 def correlation(first: FloatImage, second: FloatImage) -> float:
     """Pearson correlation of two pictures' brightness (every fourth pixel), -1..1.
 

@@ -3,15 +3,16 @@ evidence, and on rendered trays `read_tray` finds what lies there."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from companion.core.cubes import Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
-from companion.vision.detect import Found, select, shadow_casters
+from companion.vision.detect import Found, covered_print, select, shadow_casters
 from companion.vision.likelihood import Evidence, evidence
-from companion.vision.segment import Comparison
+from companion.vision.segment import Comparison, gradient
 
 SIDE = 12.0
 # A profile's cube side is measured on whole changed regions (the top, the side faces the
@@ -154,6 +155,33 @@ def test_a_cube_on_print_of_its_own_colour_is_found_by_its_shadow() -> None:
     # Plain floor of no cube colour under the shade: a shadow, but no cube to name.
     lab[:, :50] = (70.0, 0.0, 10.0)
     assert shadow_casters([green], seen, lab, inside, SIDE, (8.0, 0.0), (means, inverses)) == []
+
+
+def _checker(size: int = 60, square: int = 6) -> np.ndarray:
+    """Lightness of a checkered print, L 30 and 50, slightly softened like a camera's."""
+    rows, cols = np.indices((size, size))
+    plain = np.where(((rows // square) + (cols // square)) % 2 == 0, 30.0, 50.0)
+    return np.asarray(cv2.GaussianBlur(plain.astype(np.float32), (0, 0), 0.8), np.float32)
+
+
+def test_a_cube_the_colour_of_the_print_hides_its_edges() -> None:
+    empty = _checker()
+    edges = gradient(empty)
+    inside = np.ones(empty.shape, np.bool_)
+    none = np.zeros(empty.shape, np.bool_)
+    # A grey cube of the print's average lightness: no pixel's colour is far off, but the
+    # checker's edges under it are gone.
+    picture = empty.copy()
+    picture[20:31, 20:31] = 40.0
+    gone = covered_print(picture, edges, none, inside)
+    assert gone[20:31, 20:31].sum() >= 20 and not gone[40:, 40:].any()
+    # A shadow only darkens the print: its edges stay, weaker.
+    shaded = empty.copy()
+    shaded[20:31, 20:31] *= 0.5
+    assert not covered_print(shaded, edges, none, inside).any()
+    # A softer picture weakens every edge alike.
+    soft = np.asarray(cv2.GaussianBlur(empty, (0, 0), 1.2), np.float32)
+    assert not covered_print(soft, edges, none, inside).any()
 
 
 def test_the_empty_tray_has_no_cubes(cal: CalibrationSet, profile: Profile) -> None:
