@@ -357,7 +357,13 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     changed = seen.foreground | seen.shadow
     rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
     if len(rows) == 0:
-        return Detection(cubes, _doubts(cubes, seen, side, typical, inside, prepared.areas, 0.0))
+        doubts = _doubts(cubes, seen, side, typical, inside, prepared.areas, 0.0)
+        whole = (slice(None), slice(None))
+        if _print_covered(
+            comparison, prepared.print_edges, seen.shadow, inside, cubes, side, whole
+        ):
+            doubts.append(doubt.MAYBE_CUBE)
+        return Detection(cubes, doubts)
     pad = int(2 * side) + 2
     top, left = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
     box = (slice(top, int(rows[-1]) + pad + 1), slice(left, int(cols[-1]) + pad + 1))
@@ -385,16 +391,9 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     )
     for cube in implied:
         doubts.append(doubt.SEEN_BY_SHADOW.format(colour=COLOURS[cube.colour].value))
-    gone = covered_print(
-        np.ascontiguousarray(comparison.lab[box][:, :, 0]),
-        prepared.print_edges[box],
-        local.shadow,
-        inside[box],
-    )
-    gone &= ~cv2.dilate(
-        _explained(moved + implied, gone.shape, side), np.ones((3, 3), np.uint8)
-    ).astype(np.bool_)
-    if float(gone.sum()) >= COVERED_CUBES * typical:
+    if _print_covered(
+        comparison, prepared.print_edges, local.shadow, inside, moved + implied, side, box
+    ):
         doubts.append(doubt.MAYBE_CUBE)
     doubts = list(dict.fromkeys(doubts))
     cubes += [replace(c, x=c.x + left, y=c.y + top) for c in implied]
@@ -463,6 +462,25 @@ def _explained(cubes: list[Found], shape: tuple[int, ...], side: float) -> NDArr
         x, y = int(cube.x), int(cube.y)
         cv2.rectangle(covered, (x - reach, y - reach), (x + reach, y + reach), 1, -1)
     return covered
+
+
+def _print_covered(
+    comparison: Comparison,
+    print_edges: FloatImage,
+    shade: Mask,
+    inside: Mask,
+    cubes: list[Found],
+    side: float,
+    box: tuple[slice, slice],
+) -> bool:
+    """Whether, within `box` of the view, more print is covered than the found cubes (given
+    in the box's coordinates, like `shade`) account for."""
+    gone = covered_print(
+        np.ascontiguousarray(comparison.lab[box][:, :, 0]), print_edges[box], shade, inside[box]
+    )
+    explained = cv2.dilate(_explained(cubes, gone.shape, side), np.ones((3, 3), np.uint8))
+    gone &= ~explained.astype(np.bool_)
+    return float(gone.sum()) >= COVERED_CUBES * (side / WORKING_SIDE) ** 2
 
 
 def covered_print(
