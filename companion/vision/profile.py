@@ -237,14 +237,13 @@ class Prepared:
         # A view pixel from beyond the picture's edge repeats the edge: whatever changes
         # there is no cube of this tray's.
         seen = view.seen(profile.picture_width, profile.picture_height)
-        beyond = ~seen
         unstable = profile.unstable()
         reference = Reference.prepare(
             profile.empty_view(),
-            view.tray_mask() & ~beyond,
+            view.tray_mask() & seen,
             profile.cube_side,
             profile.noise,
-            beyond if unstable is None else unstable | beyond,
+            ~seen if unstable is None else unstable | ~seen,
             profile.noise_map(),
             None
             if profile.shadow is None
