@@ -25,8 +25,9 @@ EXPLAINED_D2 = 28.0
 # A shadow-like pixel counts only when its best colour fits this well, and only this much.
 SHADOW_FIT_D2 = 28.0
 SHADOW_WEIGHT = 0.6
-# Squared distances of pixels at the camera's limit are divided by this (twice the sigma).
-SATURATED_SLACK = 4.0
+# Squared distances of pixels at the camera's limit are divided by this (nearly three
+# times the sigma: a clipped red channel turns a bright yellow green-yellow).
+SATURATED_SLACK = 8.0
 # How far along its offset a shadow may reach, in offsets (a taller cube, a lower lamp).
 CAST_STEPS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 # Lightness steps (L units) that make a colour lighter than the floor, and a pixel darker.
