@@ -429,7 +429,8 @@ def _colour_model(
     if not areas or core.sum() < 10:
         raise CalibrationError(
             f"no cubes found in the {colour.value} picture; put at least one {colour.value} "
-            "cube in the tray and take it again"
+            "cube in the tray and take it again (if they were there, they look like the tray "
+            "itself: a lamp from one side makes their edges and shadows show)"
         )
     pixels = lab[core].astype(np.float64)
     centre = np.median(pixels, axis=0)
