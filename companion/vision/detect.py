@@ -357,7 +357,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     changed = seen.foreground | seen.shadow
     rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
     if len(rows) == 0:
-        doubts = _doubts(cubes, seen, side, typical, inside, prepared.areas, 0.0)
+        lone = lone_shade(cubes, seen.shadow, inside, side, None)
+        doubts = _doubts(cubes, seen, side, typical, inside, prepared.areas, 0.0, lone)
         whole = (slice(None), slice(None))
         if _print_covered(
             comparison, prepared.print_edges, seen.shadow, inside, cubes, side, whole
@@ -375,19 +376,17 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     )
     moved = [replace(c, x=c.x - left, y=c.y - top) for c in cubes]
     offset = cast_offset(profile)
+    lone = lone_shade(moved, local.shadow, inside[box], side, offset)
     implied: list[Found] = []
     if offset is not None:
+        models = (prepared.means, prepared.inverses)
         implied = shadow_casters(
-            moved,
-            local,
-            comparison.lab[box],
-            inside[box],
-            side,
-            offset,
-            (prepared.means, prepared.inverses),
+            moved, lone, local.shadow, comparison.lab[box], inside[box], side, offset, models
         )
+        # What the cubes found by their shadows cast is no longer lone.
+        lone = lone_shade(implied, lone, inside[box], side, offset)
     doubts = _doubts(
-        moved + implied, local, side, typical, inside[box], prepared.areas, shadow_area, offset
+        moved + implied, local, side, typical, inside[box], prepared.areas, shadow_area, lone
     )
     for cube in implied:
         doubts.append(doubt.SEEN_BY_SHADOW.format(colour=COLOURS[cube.colour].value))
@@ -400,9 +399,27 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     return Detection(cubes, doubts)
 
 
+def lone_shade(
+    cubes: list[Found],
+    shade: Mask,
+    inside: Mask,
+    side: float,
+    offset: tuple[float, float] | None,
+) -> Mask:
+    """The shade on the floor that none of `cubes` casts: not beside any of them, nor (when
+    the light throws shadows clear of the cubes) where their shadows fall."""
+    covered = _explained(cubes, inside.shape, side)
+    near = cv2.dilate(covered, np.ones((3, 3), np.uint8)).astype(np.bool_)
+    if offset is not None and cubes:
+        near |= cast_shadows(covered.astype(np.bool_), offset)
+    lone: Mask = shade & ~near & inside
+    return lone
+
+
 def shadow_casters(
     cubes: list[Found],
-    seen: Evidence,
+    lone: Mask,
+    shade: Mask,
     lab: FloatImage,
     inside: Mask,
     side: float,
@@ -412,15 +429,12 @@ def shadow_casters(
     """Cubes the colours missed but whose shadows give them away.
 
     A cube on print of its own colour hardly changes the picture, yet it still throws its
-    shadow. Shade that no found cube casts, a good part of a cube's footprint, has its caster
-    back along the light; where the picture there fits a cube colour well, that is the cube
-    (its fill is 0: it is counted, and the reading says how it was seen).
+    shadow. Shade that no found cube casts (`lone`, see `lone_shade`), a good part of a cube's
+    footprint, has its caster back along the light; where the picture there fits a cube
+    colour well, that is the cube (its fill is 0: it is counted, and the reading says how it
+    was seen). `shade` is all the shade in the view, `lab` its colours, `inside` the floor.
     """
-    covered = _explained(cubes, inside.shape, side)
-    near = cv2.dilate(covered, np.ones((3, 3), np.uint8)).astype(np.bool_)
-    near |= cast_shadows(covered.astype(np.bool_), offset)
-    lone = (seen.shadow & ~near & inside).astype(np.uint8)
-    n, _, stats, centres = cv2.connectedComponentsWithStats(lone, connectivity=8)
+    n, _, stats, centres = cv2.connectedComponentsWithStats(lone.astype(np.uint8), connectivity=8)
     footprint = (side / WORKING_SIDE) ** 2
     half = max(1, int(BOX * side / 2))
     spacing = MIN_SPACING * side
@@ -438,7 +452,7 @@ def shadow_casters(
                 continue
             area = (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
             # The caster's own pixels: not the shade it throws.
-            pixels = lab[area][~seen.shadow[area]]
+            pixels = lab[area][~shade[area]]
             if len(pixels) < 0.5 * (2 * half + 1) ** 2:
                 continue
             median = np.median(pixels, axis=0).astype(np.float32)
@@ -511,9 +525,10 @@ def _doubts(
     inside: Mask,
     areas: NDArray[np.float64],
     shadow_area: float,
-    shadow_offset: tuple[float, float] | None = None,
+    lone: Mask,
 ) -> list[str]:
-    """Why the cubes found may not be the whole truth, in words a player understands."""
+    """Why the cubes found may not be the whole truth, in words a player understands
+    (`lone`: the shade none of them casts, see `lone_shade`)."""
     reasons: list[str] = []
     covered = _explained(cubes, inside.shape, side)
     for cube in cubes:
@@ -552,11 +567,7 @@ def _doubts(
     # A shadow lies beside the cube that casts it, on the side away from the light; shade
     # with no found cube to cast it is a cube the colours missed (a dark one, or one the
     # print beneath hides) or its shadow.
-    near = cv2.dilate(covered, np.ones((3, 3), np.uint8)).astype(np.bool_)
-    if shadow_offset is not None:
-        near |= cast_shadows(covered.astype(np.bool_), shadow_offset)
-    lone = (seen.shadow & ~near & inside).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(lone, connectivity=8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(lone.astype(np.uint8), connectivity=8)
     # A lying cube's own shadow can be small (a high lamp): a third of a cube's footprint
     # of shade with nothing to cast it is enough to doubt.
     if any(stats[i, cv2.CC_STAT_AREA] >= LONE_SHADE_CUBES * footprint for i in range(1, n)):
@@ -693,6 +704,7 @@ __all__ = [
     "Detection",
     "Found",
     "find_cubes",
+    "lone_shade",
     "patch_masses",
     "profile_evidence",
     "select",

@@ -10,8 +10,8 @@ import pytest
 from companion.core.cubes import Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
-from companion.vision.detect import Found, covered_print, select, shadow_casters
-from companion.vision.likelihood import Evidence, evidence
+from companion.vision.detect import Found, covered_print, lone_shade, select, shadow_casters
+from companion.vision.likelihood import evidence
 from companion.vision.segment import Comparison, gradient
 
 SIDE = 12.0
@@ -142,19 +142,20 @@ def test_a_cube_on_print_of_its_own_colour_is_found_by_its_shadow() -> None:
     shadow = np.zeros((60, 90), np.bool_)
     shadow[20:31, 31:39] = True  # the red cube's (at 20..30 x 20..30)
     shadow[20:31, 71:79] = True  # the green cube's
-    maps = np.zeros((2, 60, 90), np.float32)
-    maps[1][20:31, 60:71] = 1.0
-    seen = Evidence(maps, maps[1] > 0, np.zeros((60, 90), np.bool_), shadow)
     green = Found(1, 65.0, 25.0, 1.0, 10.0, 0)
     inside = np.ones((60, 90), np.bool_)
-    implied = shadow_casters([green], seen, lab, inside, SIDE, (8.0, 0.0), (means, inverses))
+    lone = lone_shade([green], shadow, inside, SIDE, (8.0, 0.0))
+    # The green cube's own shadow is accounted for; the red cube's is not.
+    assert lone[25, 34] and not lone[25, 75]
+    models = (means, inverses)
+    implied = shadow_casters([green], lone, shadow, lab, inside, SIDE, (8.0, 0.0), models)
     assert [c.colour for c in implied] == [0]
     # Back along the light from its shadow, within half a cube of where it lies.
     assert abs(implied[0].x - 25.0) <= SIDE / 2 and abs(implied[0].y - 25.0) <= 1.0
     assert implied[0].confidence < 0.5
     # Plain floor of no cube colour under the shade: a shadow, but no cube to name.
     lab[:, :50] = (70.0, 0.0, 10.0)
-    assert shadow_casters([green], seen, lab, inside, SIDE, (8.0, 0.0), (means, inverses)) == []
+    assert shadow_casters([green], lone, shadow, lab, inside, SIDE, (8.0, 0.0), models) == []
 
 
 def _checker(size: int = 60, square: int = 6) -> np.ndarray:
