@@ -281,7 +281,7 @@ def _learn(
     for colour in COLOURS:
         models[colour] = _colour_model(colour, found[colour], labs[colour], typical, side)
     _check_distinct(models, found, labs, typical)
-    shadow = _shadow_model(models, comparisons, first.inside)
+    shadow = _shadow_model(models, comparisons, first)
     provisional = Profile(
         picture_width=empty.shape[1],
         picture_height=empty.shape[0],
@@ -301,13 +301,17 @@ def _learn(
 
 
 def _shadow_model(
-    models: Mapping[Colour, ColourModel], comparisons: Mapping[Colour, Comparison], inside: Mask
+    models: Mapping[Colour, ColourModel],
+    comparisons: Mapping[Colour, Comparison],
+    reference: Reference,
 ) -> ShadowModel | None:
     """The set-up's shadow, from what changed in each colour picture that is not that colour.
 
     Each picture holds cubes of one known colour, so a changed pixel its model does not
     explain is the shadow those cubes cast (or an edge, which the consensus leaves out).
     """
+    inside, floor = reference.inside, reference.linear
+    assert floor is not None
     candidates: dict[Colour, Mask] = {}
     for colour, comparison in comparisons.items():
         model = models[colour]
@@ -321,7 +325,7 @@ def _shadow_model(
     line = learn_shadow([comparisons[c].deficit[m] for c, m in candidates.items()])
     if line is None:
         return None
-    offset = _shadow_offset(line, comparisons, candidates, inside)
+    offset = _shadow_offset(line, comparisons, candidates, reference)
     if any(offset):
         # Knowing where the shadows fall, learn the line again from there alone: the first
         # consensus also heard the cubes' dark sides and edges, and under a bluish room
@@ -330,9 +334,11 @@ def _shadow_model(
         refined = learn_shadow([comparisons[c].deficit[m] for c, m in cast.items()])
         if refined is not None:
             line = refined
-            offset = _shadow_offset(line, comparisons, candidates, inside)
+            offset = _shadow_offset(line, comparisons, candidates, reference)
     # How much floor one lying cube darkens: a cube resting on another casts a longer shadow.
-    shaded = sum(int((line.test(comparisons[c].deficit) & m).sum()) for c, m in candidates.items())
+    shaded = sum(
+        int((line.test(comparisons[c].deficit, floor) & m).sum()) for c, m in candidates.items()
+    )
     cubes = sum(models[c].cubes_seen for c in candidates)
     return ShadowModel(
         direction=line.direction,
@@ -358,15 +364,16 @@ def _shadow_offset(
     line: ShadowLine,
     comparisons: Mapping[Colour, Comparison],
     candidates: Mapping[Colour, Mask],
-    inside: Mask,
+    reference: Reference,
 ) -> tuple[float, float]:
     """Where a cube's shadow lies from the cube (view pixels, x and y): the shift that best
     lays the pictures' cubes onto their shadows (cross-correlation of the two masks, summed
     over the seven pictures: one main light throws every shadow the same way)."""
+    assert reference.linear is not None
     total: NDArray[np.float64] | None = None
     for colour, comparison in comparisons.items():
-        shade = (line.test(comparison.deficit) & candidates[colour]).astype(np.float64)
-        cube = (comparison.changed & inside & ~candidates[colour]).astype(np.float64)
+        shade = line.test(comparison.deficit, reference.linear) & candidates[colour]
+        cube = comparison.changed & reference.inside & ~candidates[colour]
         if shade.sum() < MIN_SHADE or cube.sum() < MIN_SHADE:
             continue
         spectrum = np.fft.rfft2(shade) * np.conj(np.fft.rfft2(cube))

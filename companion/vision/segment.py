@@ -386,7 +386,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         deficit[box] = darkening(mapped[box], reference.linear[box])
         local_ratio = ratio[box]
         if reference.shadow is not None:
-            darker = reference.shadow.test(deficit[box])
+            darker = reference.shadow.test(deficit[box], reference.linear[box])
         else:
             # Deep shadows are lit by the room (often another colour than the lamp) and
             # their few photons make the hue noisy: the darker, the more hue shift allowed.

@@ -34,6 +34,9 @@ MIN_SPREAD = 0.08
 NOISE_ANGLE = 0.03
 # A shadow may be this much deeper than the deepest seen at calibration.
 DEPTH_ALLOWANCE = 1.15
+# Linear level at which a channel of the empty tray counts half in the shadow test (about
+# sRGB 25): the darker a channel, the more its ratio is camera noise.
+DARK_LEVEL = 0.01
 
 
 def _srgb_to_linear_table() -> NDArray[np.float32]:
@@ -74,18 +77,26 @@ class ShadowLine:
     deepest: float
     spread: float
 
-    def test(self, deficit: FloatImage) -> Mask:
-        """Pixels (H x W) whose darkening lies on this shadow line, up to its depth."""
-        direction = np.array(self.direction, np.float32)
-        along = deficit @ direction
-        length = np.sqrt(np.einsum("hwc,hwc->hw", deficit, deficit))
-        cosine = along / np.maximum(length, np.float32(1e-6))
+    def test(self, deficit: FloatImage, floor: FloatImage) -> Mask:
+        """Pixels (H x W) whose darkening lies on this shadow line, up to its depth, given
+        the empty tray's linear light beneath them (H x W x 3)."""
+        # A channel the empty tray hardly lights says little: a few levels of noise there
+        # are a large ratio (a green print has next to no blue). Each channel is weighed
+        # by its light, and the depth is the weighted fit of the deficit to the line.
+        weight = floor / (floor + np.float32(DARK_LEVEL))
+        weighted = deficit * weight
+        line = weight * np.array(self.direction, np.float32)
+        along = np.einsum("hwc,hwc->hw", weighted, line)
+        line_length2 = np.einsum("hwc,hwc->hw", line, line)
+        length = np.sqrt(np.einsum("hwc,hwc->hw", weighted, weighted))
+        cosine = along / np.maximum(length * np.sqrt(line_length2), np.float32(1e-6))
+        depth = along / np.maximum(line_length2, np.float32(1e-6))
         allowed = np.float32(max(self.spread, MIN_SPREAD)) + np.float32(NOISE_ANGLE) / np.maximum(
             length, np.float32(0.05)
         )
         on_line = cosine >= np.cos(np.minimum(allowed, np.float32(1.2)))
-        deep_enough = along >= np.float32(0.03)
-        shallow_enough = along <= np.float32(self.deepest * DEPTH_ALLOWANCE)
+        deep_enough = depth >= np.float32(0.03)
+        shallow_enough = depth <= np.float32(self.deepest * DEPTH_ALLOWANCE)
         result: Mask = on_line & deep_enough & shallow_enough
         return result
 

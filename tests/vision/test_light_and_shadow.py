@@ -91,11 +91,29 @@ def test_the_shadow_line_is_learned_and_holds_on_any_print() -> None:
     assert 0.85 <= line.deepest <= 1.0
     # A shadow of a depth in between, over both halves of the print, is on the line...
     shadow = darkening(_shadowed(empty, direction, 0.6), linear(empty))
-    assert line.test(shadow).mean() > 0.95
+    assert line.test(shadow, linear(empty)).mean() > 0.95
     # ...and a brown cube is not: its colour does not depend on the floor beneath it.
     brown = np.zeros_like(empty)
     brown[:] = (40, 60, 110)
-    assert line.test(darkening(brown, linear(empty))).mean() < 0.2
+    assert line.test(darkening(brown, linear(empty)), linear(empty)).mean() < 0.2
+
+
+def test_a_shadow_holds_on_print_one_channel_hardly_lights() -> None:
+    # A dark green print has next to no blue: a few levels of camera noise there are a
+    # large share of its light, and must not make a shadow look like something else.
+    direction = np.array([0.65, 0.62, 0.44], np.float32)
+    direction /= np.linalg.norm(direction)
+    line = ShadowLine((0.65, 0.62, 0.44), deepest=1.0, spread=0.25)
+    empty = np.zeros((60, 60, 3), np.uint8)
+    empty[:] = (14, 58, 32)
+    noise = np.random.default_rng(5).normal(0.0, 2.5, empty.shape)
+    shaded = np.clip(_shadowed(empty, direction, 0.6) + noise, 0, 255).astype(np.uint8)
+    floor = linear(empty)
+    assert line.test(darkening(shaded, floor), floor).mean() > 0.9
+    # A black cube there is not a shadow: it is no darker in blue than the print.
+    black = np.zeros_like(empty)
+    black[:] = (16, 16, 18)
+    assert line.test(darkening(black, floor), floor).mean() < 0.1
 
 
 def test_too_few_shadow_pixels_learn_no_line() -> None:
