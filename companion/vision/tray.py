@@ -76,6 +76,11 @@ _BINS_PER_DEG = 2
 # Hough lines kept as side candidates, strongest first, after near-duplicates are dropped
 # (the tray shows a dozen or so; fewer than ~40 starts to lose a side in busy pictures).
 _MAX_LINES = 45
+# Of lines within a few degrees of one direction only this many are kept: a tray shows a
+# handful (rim outside and inside, the wall's foot, a shadow's edge), while a striped print
+# shows dozens that would crowd the rim's own sides out of the candidates.
+_MAX_PARALLEL = 14
+_PARALLEL_DEG = 3.0
 # Opposite sides of a tray seen up to ~20 degrees off vertical differ in direction by less.
 _MAX_OPPOSITE_ANGLE = float(np.deg2rad(25.0))
 # Corners of a rectangle seen that obliquely stay above this angle.
@@ -169,10 +174,18 @@ def _hough_lines(
             theta, rho = theta - np.pi, -rho
         if any(_same_line((theta, rho), line) for line in kept):
             continue
+        if sum(_parallel(theta, line[0]) for line in kept) >= _MAX_PARALLEL:
+            continue
         kept.append((theta, rho))
         if len(kept) == _MAX_LINES:
             break
     return kept
+
+
+def _parallel(a: float, b: float) -> bool:
+    """True for two line directions (radians, 0..pi) within _PARALLEL_DEG of each other."""
+    apart = abs(a - b) % np.pi
+    return bool(min(apart, np.pi - apart) <= np.radians(_PARALLEL_DEG))
 
 
 def _same_line(a: tuple[float, float], b: tuple[float, float]) -> bool:

@@ -137,6 +137,23 @@ def test_drawn_tray_floor_is_the_inner_outline(angle: float) -> None:
     assert corner_error(corners, truth) <= 0.015
 
 
+def test_a_striped_floor_does_not_hide_the_rim() -> None:
+    # Dozens of long parallel stripe edges outvote the rim's sides among the candidate lines;
+    # an outline with a stripe for one side then cuts the tray (seen on a rendered print).
+    floor = np.array([[200.0, 150.0], [600.0, 95.0], [650.0, 430.0], [250.0, 500.0]])
+    picture = drawn_tray([(float(x), float(y)) for x, y in floor], seed=3)
+    inside = np.zeros(picture.shape[:2], np.uint8)
+    cv2.fillPoly(inside, [np.rint(floor).astype(np.int32)], 1)
+    ys, xs = np.mgrid[0 : picture.shape[0], 0 : picture.shape[1]]
+    # Stripes 14 pixels apart across the floor, 60 degrees off the rim.
+    across = (xs * np.cos(np.radians(60.0)) + ys * np.sin(np.radians(60.0))) // 7
+    stripe = (inside > 0) & (across % 2 == 0)
+    picture[stripe] = (110, 140, 30)  # teal on the beige floor (BGR)
+    corners = find_tray(picture)
+    assert corners is not None
+    assert corner_error(corners, order_corners(floor.astype(np.float32))) <= 0.015
+
+
 def test_no_tray_in_a_plain_or_textured_picture() -> None:
     rng = np.random.default_rng(5)
     plain = np.full((480, 640, 3), (90, 120, 150), np.uint8)
