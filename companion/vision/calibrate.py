@@ -519,9 +519,10 @@ def _check_distinct(
             # its own colour and clearly inside another is a stranger.
             # A region darker than the colour's own range is a shadow or shaded side, not a
             # stranger (a darker cube among lighter ones is left to the hue test below).
+            # (A darker cube of another hue, black in the blue picture, is no such shade.)
             darker = region_lab[0] < means[index][0] - 2.0 * np.sqrt(
                 models[colour].covariance[0][0]
-            )
+            ) and not _other_hue(region_lab, means[index].astype(np.float64), SHADED_HUE_DEGREES)
             # And a real stranger is a cube of another colour: that colour's own model, learned
             # from its own picture, explains it well.
             fits_other = d2[best] <= STRANGER_FIT_D2

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from companion.core.cubes import COLOURS, Colour, Counts
-from companion.devices.tray_render import CalibrationSet, TrayScene, render
+from companion.devices.tray_render import CalibrationSet, TrayScene, calibration_set, render
 from companion.vision import (
     CalibrationError,
     ImageError,
@@ -98,6 +98,17 @@ def test_calibration_refuses_a_mixed_colour_picture(cal: CalibrationSet) -> None
     mixed[Colour.WHITE] = render(scene).image
     with pytest.raises(CalibrationError, match="white picture holds cubes that look"):
         calibrate(cal.empty.image, mixed)
+
+
+def test_calibration_refuses_a_darker_colour_among_the_cubes() -> None:
+    # A black cube is darker than any blue one, but it is no shaded blue cube: its hue
+    # differs. (A warm-light set-up where the black cube lies alone among the blue ones.)
+    warm = calibration_set(369511390, "warm", tests=0, jpeg=False)
+    pictures = {colour: shot.image for colour, shot in warm.colours}
+    scene = TrayScene.random(369511397, "warm", counts=Counts(blue=3, black=2), setup=warm.setup)
+    pictures[Colour.BLUE] = render(scene).image
+    with pytest.raises(CalibrationError, match="blue picture holds cubes that look black"):
+        calibrate(warm.empty.image, pictures)
 
 
 def test_profile_round_trip_and_load_errors(tmp_path: Path, profile: Profile) -> None:
