@@ -593,11 +593,13 @@ def _check_distinct(
                 pair = np.array([first, second], np.float32)
                 d2 = distances2(pair, means, inverses)
                 # Either of the two may be the stranger (the broad model sits between them):
-                # it is the one another colour's own model explains well.
+                # it is the one another colour's own model explains well, and better than
+                # the picture's own (else it is an odd cube of the picture's colour).
+                alone = d2[:, index].copy()
                 d2[:, index] = np.inf
                 for member in range(2):
                     other = int(np.argmin(d2[member]))
-                    if d2[member, other] <= STRANGER_FIT_D2:
+                    if d2[member, other] <= min(STRANGER_FIT_D2, alone[member]):
                         strangers.append(COLOURS[other].value)
         strangers += _stranger_patches(index, core, labs[colour], means, inverses, typical)
         if strangers:
