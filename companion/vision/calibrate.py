@@ -43,8 +43,6 @@ FOOTPRINT_MIN = 12.0
 # A cube in a colour picture is another colour's when that colour's model explains it this
 # well (squared Mahalanobis distance, 3 sigma).
 STRANGER_FIT_D2 = 9.0
-# A patch of such pixels this big (share of one cube's area) is a stranger cube.
-STRANGER_PATCH = 0.4
 # Pixels of shade and of cube a picture needs to tell where its cubes' shadows fall.
 MIN_SHADE = 20
 # A changed pixel of a colour picture this far (squared Mahalanobis) from the picture's own
@@ -468,68 +466,22 @@ def _colour_model(
     )
 
 
-def _stranger_patches(
-    index: int,
-    core: Mask,
-    lab: NDArray[np.float32],
-    means: NDArray[np.float32],
-    inverses: NDArray[np.float32],
-    typical: float,
-) -> list[str]:
-    """Colours of which a good part of a cube lies among the cube pixels (`core`) of colour
-    `index`'s picture: pixels another colour's model explains well, of another hue than the
-    picture's typical cube (its median, which the picture's own colour holds). Lone cubes are
-    judged whole; this finds a stranger touching the picture's own cubes, which also spreads
-    the own model so wide that it explains the stranger too."""
-    pixels = lab[core].astype(np.float64)
-    if len(pixels) == 0:
-        return []
-    centre = np.median(pixels, axis=0)
-    d2 = distances2(pixels.astype(np.float32), means, inverses)
-    d2[:, index] = np.inf
-    best = np.argmin(d2, axis=1)
-    # Shaded faces lose their chroma and may look grey: only the lit part is compared.
-    strange = (
-        (d2[np.arange(len(best)), best] <= STRANGER_FIT_D2)
-        & _other_hues(pixels, centre)
-        & (pixels[:, 0] >= centre[0] - SHADED_LIGHTNESS)
-    )
-    found: list[str] = []
-    for other in np.unique(best[strange]):
-        patch = np.zeros(core.shape, np.uint8)
-        patch[core] = strange & (best == other)
-        _, _, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=8)
-        if len(stats) > 1 and stats[1:, cv2.CC_STAT_AREA].max() >= STRANGER_PATCH * typical:
-            found.append(COLOURS[int(other)].value)
-    return found
-
-
 def _other_hue(
     lab: NDArray[np.float64], centre: NDArray[np.float64], degrees: float | None = None
 ) -> bool:
-    """Whether a cube's colour is another hue than the picture's typical cube."""
-    return bool(_other_hues(lab[None, :], centre, degrees)[0])
-
-
-def _other_hues(
-    labs: NDArray[np.float64], centre: NDArray[np.float64], degrees: float | None = None
-) -> NDArray[np.bool_]:
-    """For each colour (N x 3 Lab), whether it is another hue than `centre`.
+    """Whether a cube's colour is another hue than the picture's typical cube.
 
     Shade lowers lightness and chroma but keeps the hue angle; two colours differ in hue
     angle (both coloured) or one is grey (black, white) where the other is coloured.
     """
-    chroma = np.hypot(labs[:, 1], labs[:, 2])
-    centre_chroma = float(np.hypot(centre[1], centre[2]))
-    low, high = np.minimum(chroma, centre_chroma), np.maximum(chroma, centre_chroma)
-    angle = np.degrees(np.arctan2(labs[:, 2], labs[:, 1]) - np.arctan2(centre[2], centre[1]))
+    chroma, centre_chroma = float(np.hypot(lab[1], lab[2])), float(np.hypot(centre[1], centre[2]))
+    if min(chroma, centre_chroma) < GREY_CHROMA:
+        return max(chroma, centre_chroma) > COLOURED_CHROMA
+    if min(chroma, centre_chroma) < HUE_CHROMA:
+        return False  # too grey for a trustworthy hue angle, too coloured to call grey
+    angle = np.degrees(np.arctan2(lab[2], lab[1]) - np.arctan2(centre[2], centre[1]))
     limit = MIXED_HUE_DEGREES if degrees is None else degrees
-    turned = np.abs((angle + 180.0) % 360.0 - 180.0) > limit
-    # Too grey for a trustworthy hue angle but too coloured to call grey: not told apart.
-    result: NDArray[np.bool_] = np.where(
-        low < GREY_CHROMA, high > COLOURED_CHROMA, (low >= HUE_CHROMA) & turned
-    )
-    return result
+    return bool(abs((angle + 180.0) % 360.0 - 180.0) > limit)
 
 
 def _check_distinct(
@@ -601,7 +553,6 @@ def _check_distinct(
                     other = int(np.argmin(d2[member]))
                     if d2[member, other] <= min(STRANGER_FIT_D2, alone[member]):
                         strangers.append(COLOURS[other].value)
-        strangers += _stranger_patches(index, core, labs[colour], means, inverses, typical)
         if strangers:
             raise CalibrationError(
                 f"the {colour.value} picture holds cubes that look {', '.join(sorted(set(strangers)))}; "
