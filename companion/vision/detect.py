@@ -356,18 +356,13 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     # The doubts look only at what changed: the box around it is all they need.
     changed = seen.foreground | seen.shadow
     rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
-    if len(rows) == 0:
-        lone = lone_shade(cubes, seen.shadow, inside, side, None)
-        doubts = _doubts(cubes, seen, side, typical, inside, prepared.areas, 0.0, lone)
-        whole = (slice(None), slice(None))
-        if _print_covered(
-            comparison, prepared.print_edges, seen.shadow, inside, cubes, side, whole
-        ):
-            doubts.append(doubt.MAYBE_CUBE)
-        return Detection(cubes, doubts)
-    pad = int(2 * side) + 2
-    top, left = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
-    box = (slice(top, int(rows[-1]) + pad + 1), slice(left, int(cols[-1]) + pad + 1))
+    if len(rows):
+        pad = int(2 * side) + 2
+        top, left = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
+        box = (slice(top, int(rows[-1]) + pad + 1), slice(left, int(cols[-1]) + pad + 1))
+    else:
+        # Nothing changed: only covered print can still tell of a cube, anywhere in view.
+        top, left, box = 0, 0, (slice(None), slice(None))
     local = Evidence(
         seen.maps[(slice(None), *box)],
         seen.foreground[box],
