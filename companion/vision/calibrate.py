@@ -43,6 +43,8 @@ FOOTPRINT_MIN = 12.0
 # A cube in a colour picture is another colour's when that colour's model explains it this
 # well (squared Mahalanobis distance, 3 sigma).
 STRANGER_FIT_D2 = 9.0
+# A colour whose cube pixels are this often clipped in its picture is known only roughly.
+CLIPPED_SHARE = 0.5
 # Pixels of shade and of cube a picture needs to tell where its cubes' shadows fall.
 MIN_SHADE = 20
 # A changed pixel of a colour picture this far (squared Mahalanobis) from the picture's own
@@ -279,7 +281,7 @@ def _learn(
     side = float(np.sqrt(typical))
     models: dict[Colour, ColourModel] = {}
     for colour in COLOURS:
-        models[colour] = _colour_model(colour, found[colour], labs[colour], typical, side)
+        models[colour] = _colour_model(colour, found[colour], comparisons[colour], typical, side)
     _check_distinct(models, found, labs, typical)
     shadow = _shadow_model(models, comparisons, first)
     provisional = Profile(
@@ -429,10 +431,11 @@ def _cores(found: _Found, typical: float, side: float) -> tuple[Mask, list[float
 
 
 def _colour_model(
-    colour: Colour, found: _Found, lab: NDArray[np.float32], typical: float, side: float
+    colour: Colour, found: _Found, comparison: Comparison, typical: float, side: float
 ) -> ColourModel:
     """Robust Lab statistics and the cube area of one colour's picture."""
     core, areas = _cores(found, typical, side)
+    lab = comparison.lab
     if not areas or core.sum() < 10:
         raise CalibrationError(
             f"no cubes found in the {colour.value} picture; put at least one {colour.value} "
@@ -447,6 +450,9 @@ def _colour_model(
         inliers = pixels
     mean = inliers.mean(axis=0)
     covariance = np.cov(inliers.T) + np.diag(COVARIANCE_FLOOR)
+    # White cubes under a bright lamp clip: a darker exposure later shows a hue clipping hid.
+    saturated = comparison.saturated
+    clipped = saturated is not None and float(saturated[core].mean()) > CLIPPED_SHARE
     own_area = _cube_area(areas)
     # One picture's cubes may all touch; trust its own area only when it agrees with the rest.
     if not 0.6 * typical <= own_area <= 1.6 * typical:
@@ -463,6 +469,7 @@ def _colour_model(
         ),
         cube_area=own_area,
         cubes_seen=cubes_seen,
+        clipped=clipped,
     )
 
 

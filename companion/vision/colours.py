@@ -5,14 +5,36 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+# Squared distances are divided by this where a colour is only roughly known (nearly three
+# times the sigma: a clipped red channel turns a bright yellow green-yellow, a clipped white
+# hides its tint).
+LOOSE_SLACK = 8.0
+
 
 def distances2(
-    pixels: NDArray[np.float32], means: NDArray[np.float32], inverses: NDArray[np.float32]
+    pixels: NDArray[np.float32],
+    means: NDArray[np.float32],
+    inverses: NDArray[np.float32],
+    clipped: NDArray[np.bool_] | None = None,
+    saturated: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.float32]:
-    """Squared Mahalanobis distance of N Lab pixels to each of K models: N x K."""
+    """Squared Mahalanobis distance of N Lab pixels to each of K models: N x K.
+
+    Judged with LOOSE_SLACK: pixels at the camera's limit (`saturated`, per pixel), and pixels
+    at least as light as a model learned from clipped pixels (`clipped`, per model): the clip
+    hid how light that colour is and its tint. A darker pixel gets no slack there, so a
+    clipped yellow does not take in the brown beside it.
+    """
     delta = pixels[:, None, :] - means[None, :, :]
     result: NDArray[np.float32] = np.einsum("nki,kij,nkj->nk", delta, inverses, delta)
+    loose = np.zeros(result.shape, np.bool_)
+    if saturated is not None:
+        loose |= saturated[:, None]
+    if clipped is not None:
+        loose |= clipped[None, :] & (delta[:, :, 0] >= 0)
+    if loose.any():
+        result = np.where(loose, result / np.float32(LOOSE_SLACK), result).astype(np.float32)
     return result
 
 
-__all__ = ["distances2"]
+__all__ = ["LOOSE_SLACK", "distances2"]

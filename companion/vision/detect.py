@@ -23,7 +23,7 @@ from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
-from companion.vision.profile import Profile
+from companion.vision.profile import Prepared, Profile
 from companion.vision.segment import Comparison, gradient
 
 # The proportions below are in "working sides": the square a lying cube's colour covers
@@ -274,8 +274,7 @@ def _colour_of(
     x: int,
     y: int,
     half: int,
-    means: NDArray[np.float32],
-    inverses: NDArray[np.float32],
+    prepared: Prepared,
 ) -> tuple[int, float, int]:
     """(best colour, margin over the next, next colour) of the median Lab within a box."""
     box = (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
@@ -283,7 +282,7 @@ def _colour_of(
     if len(pixels) == 0:
         pixels = lab[box].reshape(-1, 3)
     median = np.median(pixels, axis=0).astype(np.float32)
-    d2 = distances2(median[None, :], means, inverses)[0]
+    d2 = distances2(median[None, :], prepared.means, prepared.inverses, prepared.clipped)[0]
     order = np.argsort(d2)
     best, second = int(order[0]), int(order[1])
     return best, float(np.sqrt(d2[second]) - np.sqrt(d2[best])), second
@@ -300,6 +299,7 @@ def profile_evidence(comparison: Comparison, profile: Profile) -> Evidence:
         floor,
         cast_offset(profile),
         profile.cube_side,
+        prepared.clipped,
     )
 
 
@@ -343,9 +343,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         )
         found = [(present[k], x + left, y + top, fill) for k, x, y, fill in picked]
     for index, x, y, fill in found:
-        best, margin, second = _colour_of(
-            comparison.lab, seen.foreground, x, y, half, prepared.means, prepared.inverses
-        )
+        best, margin, second = _colour_of(comparison.lab, seen.foreground, x, y, half, prepared)
         runner_up = second if best == index else best
         if best != index:
             margin = 0.0
@@ -374,7 +372,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     lone = lone_shade(moved, local.shadow, inside[box], side, offset)
     implied: list[Found] = []
     if offset is not None:
-        models = (prepared.means, prepared.inverses)
+        models = (prepared.means, prepared.inverses, prepared.clipped)
         implied = shadow_casters(
             moved, lone, local.shadow, comparison.lab[box], inside[box], side, offset, models
         )
@@ -419,7 +417,7 @@ def shadow_casters(
     inside: Mask,
     side: float,
     offset: tuple[float, float],
-    models: tuple[NDArray[np.float32], NDArray[np.float32]],
+    models: tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_]],
 ) -> list[Found]:
     """Cubes the colours missed but whose shadows give them away.
 

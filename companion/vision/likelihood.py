@@ -25,9 +25,6 @@ EXPLAINED_D2 = 28.0
 # A shadow-like pixel counts only when its best colour fits this well, and only this much.
 SHADOW_FIT_D2 = 28.0
 SHADOW_WEIGHT = 0.6
-# Squared distances of pixels at the camera's limit are divided by this (nearly three
-# times the sigma: a clipped red channel turns a bright yellow green-yellow).
-SATURATED_SLACK = 8.0
 # How far along its offset a shadow may reach, in offsets (a taller cube, a lower lamp).
 CAST_STEPS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 # Lightness steps (L units) that make a colour lighter than the floor, and a pixel darker.
@@ -61,10 +58,12 @@ def evidence(
     floor: FloatImage | None = None,
     shadow_offset: tuple[float, float] | None = None,
     cube_side: float = 0.0,
+    clipped: NDArray[np.bool_] | None = None,
 ) -> Evidence:
     """Per-colour evidence maps of a compared view, given the K colour models (Lab), the
-    empty tray's lightness (L, 0..100) per view pixel when known, and where a cube's shadow
-    lies from it (view pixels) and a cube's side when calibration learned those."""
+    empty tray's lightness (L, 0..100) per view pixel when known, where a cube's shadow
+    lies from it (view pixels) and a cube's side when calibration learned those, and which
+    models were learned from clipped pixels."""
     kernel = np.ones((3, 3), np.uint8)
     changed = cv2.morphologyEx(comparison.changed.astype(np.uint8), cv2.MORPH_OPEN, kernel)
     mask: Mask = changed.astype(np.bool_)
@@ -75,11 +74,8 @@ def evidence(
     if len(pixels) == 0:
         empty: Mask = np.zeros_like(mask)
         return Evidence(maps, empty, empty, empty)
-    d2 = distances2(pixels, means, inverses)
-    if comparison.saturated is not None:
-        # A clipped channel bends a bright colour's hue (yellow turns green-yellow when red
-        # clips): such pixels are judged with a wider tolerance.
-        d2[comparison.saturated[mask]] /= np.float32(SATURATED_SLACK)
+    saturated = comparison.saturated[mask] if comparison.saturated is not None else None
+    d2 = distances2(pixels, means, inverses, clipped, saturated)
     best = d2.min(axis=1)
     shadow_like = comparison.shadow_like[mask]
     # Weights fall off with the distance to the best model, so a pixel half-way between two

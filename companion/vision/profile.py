@@ -44,6 +44,11 @@ class ColourModel(BaseModel):
         gt=0, description="Evidence one lone lying cube gives when counted (pixel weights summed)."
     )
     cubes_seen: int = Field(ge=1, description="Cubes in the calibration picture of this colour.")
+    clipped: bool = Field(
+        default=False,
+        description="The camera clipped most of these cubes' pixels in their calibration "
+        "picture: the colour is known only roughly and judged with a wider tolerance.",
+    )
 
 
 class ShadowModel(BaseModel):
@@ -209,10 +214,13 @@ class Prepared:
         inverses: np.ndarray[tuple[int, int, int], np.dtype[np.float32]],
         areas: np.ndarray[tuple[int], np.dtype[np.float64]],
         seen: NDArray[np.bool_],
+        clipped: NDArray[np.bool_],
     ) -> None:
         self.reference = reference
         self.means = means
         self.inverses = inverses
+        self.clipped = clipped
+        """Per colour: known only roughly (clipped at calibration)."""
         self.areas = areas
         self.seen = seen
         """View pixels that come from inside the picture."""
@@ -256,7 +264,8 @@ class Prepared:
             [np.linalg.inv(np.array(profile.colours[c].covariance)) for c in COLOURS], np.float32
         )
         areas = np.array([profile.colours[c].cube_area for c in COLOURS], np.float64)
-        return cls(reference, means, inverses, areas, seen)
+        clipped = np.array([profile.colours[c].clipped for c in COLOURS], np.bool_)
+        return cls(reference, means, inverses, areas, seen, clipped)
 
 
 def encode_noise_map(noise: NDArray[np.float32]) -> str:

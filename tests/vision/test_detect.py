@@ -10,6 +10,7 @@ import pytest
 from companion.core.cubes import Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
+from companion.vision.colours import LOOSE_SLACK, distances2
 from companion.vision.detect import Found, covered_print, lone_shade, select, shadow_casters
 from companion.vision.likelihood import evidence
 from companion.vision.segment import Comparison, gradient
@@ -228,3 +229,22 @@ def test_a_black_frame_is_unsure(profile: Profile) -> None:
     reading = read_tray(black, profile)
     assert not reading.confident and reading.counts == Counts()
     assert "too dark" in reading.reasons[0]
+
+
+def test_a_clipped_colour_is_judged_loosely_only_where_lighter() -> None:
+    # A white model learned from clipped pixels: a lighter pixel of another tint gets the
+    # slack (the clip hid both), a darker one (a brown beside it) does not; a pixel at the
+    # camera's limit gets the slack against every colour.
+    means = np.array([[90.0, 5.0, 5.0], [45.0, 10.0, 20.0]], np.float32)
+    inverses = np.stack([np.eye(3, dtype=np.float32) / 4.0] * 2)
+    pixels = np.array([[99.0, -5.0, 14.0], [70.0, 5.0, 5.0]], np.float32)
+    plain = distances2(pixels, means, inverses)
+    clipped = np.array([True, False])
+    loose = distances2(pixels, means, inverses, clipped)
+    assert loose[0, 0] == pytest.approx(plain[0, 0] / LOOSE_SLACK)
+    assert loose[1, 0] == pytest.approx(plain[1, 0])
+    assert np.allclose(loose[:, 1], plain[:, 1])
+    saturated = np.array([False, True])
+    both = distances2(pixels, means, inverses, clipped, saturated)
+    assert np.allclose(both[1], plain[1] / LOOSE_SLACK)
+    assert both[0, 0] == pytest.approx(plain[0, 0] / LOOSE_SLACK)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import calibrate_set
 
-from companion.core.cubes import COLOURS, Counts
+from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.tray_render import CalibrationSet, TrayScene, calibration_set, render
 from companion.vision import CalibrationError, Profile, read_tray
 
@@ -106,3 +106,16 @@ def test_hand_other_picture_and_dark_are_unsure(
         reading = read_tray(render(scene).image, profile)
         assert not reading.confident
         assert reading.reasons
+
+
+def test_a_white_clipped_at_calibration_is_found_in_a_darker_picture() -> None:
+    # Daylight: the white cubes clip in their calibration picture, so the white model's tint
+    # is the clip's; in a later, darker picture a white cube shows a yellower tint, far from
+    # that model. Judged loosely (it is lighter than the clipped white), it is counted.
+    daylight = calibration_set(1169834635, "daylight", tests=2, jpeg=False)
+    profile = calibrate_set(daylight)
+    assert profile.colours[Colour.WHITE].clipped
+    assert not profile.colours[Colour.BLACK].clipped
+    shot = daylight.tests[1]
+    assert shot.counts == Counts(green=1, white=1)
+    assert read_tray(shot.image, profile).counts == shot.counts
