@@ -9,6 +9,9 @@ from numpy.typing import NDArray
 # times the sigma: a clipped red channel turns a bright yellow green-yellow, a clipped white
 # hides its tint).
 LOOSE_SLACK = 8.0
+# A pixel up to this much darker (L) than a clipped model is still judged loosely: the light
+# falls off across a tray, and a cube in a dimmer spot comes out below the clip.
+DIMMER_BY = 8.0
 
 
 def distances2(
@@ -21,9 +24,9 @@ def distances2(
     """Squared Mahalanobis distance of N Lab pixels to each of K models: N x K.
 
     Judged with LOOSE_SLACK: pixels at the camera's limit (`saturated`, per pixel), and pixels
-    at least as light as a model learned from clipped pixels (`clipped`, per model): the clip
-    hid how light that colour is and its tint. A darker pixel gets no slack there, so a
-    clipped yellow does not take in the brown beside it.
+    about as light as a model learned from clipped pixels or lighter (`clipped`, per model):
+    the clip hid how light that colour is and its tint. A clearly darker pixel gets no slack
+    there, so a clipped yellow does not take in the brown beside it.
     """
     delta = pixels[:, None, :] - means[None, :, :]
     result: NDArray[np.float32] = np.einsum("nki,kij,nkj->nk", delta, inverses, delta)
@@ -31,7 +34,7 @@ def distances2(
     if saturated is not None:
         loose |= saturated[:, None]
     if clipped is not None:
-        loose |= clipped[None, :] & (delta[:, :, 0] >= 0)
+        loose |= clipped[None, :] & (delta[:, :, 0] >= -DIMMER_BY)
     if loose.any():
         result = np.where(loose, result / np.float32(LOOSE_SLACK), result).astype(np.float32)
     return result
