@@ -15,7 +15,7 @@ from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import find_cubes, looks_single, patch_masses, profile_evidence
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, Mask
-from companion.vision.likelihood import cast_shadows
+from companion.vision.likelihood import LIGHTER_BY, cast_shadows
 from companion.vision.profile import (
     ColourModel,
     Profile,
@@ -95,6 +95,12 @@ def _regions(view: BGRImage, reference: Reference) -> _Found:
         inside = regions[y : y + h, x : x + w] == index
         shadowy = comparison.shadow_like[y : y + h, x : x + w] & inside
         if shadowy.sum() < MOSTLY_SHADOW * inside.sum():
+            continue
+        # A cube lighter than the floor (white on a cream print) is its lit part: its shade
+        # is only the shadow it casts.
+        rest = inside & ~shadowy
+        lightness = comparison.lab[y : y + h, x : x + w, 0] - reference.lab[y : y + h, x : x + w, 0]
+        if rest.any() and float(np.median(lightness[rest])) > LIGHTER_BY:
             continue
         ratio = comparison.ratio[y : y + h, x : x + w]
         darker = shadowy & (ratio <= np.median(ratio[shadowy]))

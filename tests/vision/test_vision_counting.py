@@ -119,3 +119,17 @@ def test_a_white_clipped_at_calibration_is_found_in_a_darker_picture() -> None:
     shot = daylight.tests[1]
     assert shot.counts == Counts(green=1, white=1)
     assert read_tray(shot.image, profile).counts == shot.counts
+
+
+def test_a_white_on_a_cream_print_is_learned_from_its_top_not_its_shadow() -> None:
+    # Warm light on a cream print: the white cubes' tops are barely lighter than the floor and
+    # their shadows are most of what changed. The white is learned from the lit tops, so a
+    # cube's shadow in a later picture is not counted as a white cube.
+    warm = calibration_set(207020260, "warm", tests=2, jpeg=False)
+    profile = calibrate_set(warm)
+    reference = profile.prepared().reference
+    floor = float(np.median(reference.lab[:, :, 0][reference.inside]))
+    assert profile.colours[Colour.WHITE].mean[0] > floor
+    shot = warm.tests[1]
+    assert shot.counts.white == 0
+    assert read_tray(shot.image, profile).counts == shot.counts
