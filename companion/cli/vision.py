@@ -29,6 +29,8 @@ from companion.vision.settle import SettledReading, Settler, StatusChange
 PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg")
 CALIBRATION_NAMES = ("empty", *(c.value for c in COLOURS))
 
+CLIPPED_NOTE = "  clipped (too bright: less light or exposure tells it apart better)"
+
 
 def register(subparsers: Any) -> None:
     """Add the `calibrate`, `count` and `watch` commands."""
@@ -121,8 +123,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
     for colour in COLOURS:
         model = profile.colours[colour]
         lab = " ".join(f"{v:6.1f}" for v in model.mean)
+        # A clipped colour is told apart less sharply: the person can dim the light.
+        clipped = CLIPPED_NOTE if model.clipped else ""
         print(
             f"  {colour.value:<7} {model.cubes_seen:2d} cubes  Lab {lab}  area {model.cube_area:5.0f} px"
+            f"{clipped}"
         )
     return 0
 

@@ -425,7 +425,8 @@ def shadow_casters(
     shadow. Shade that no found cube casts (`lone`, see `lone_shade`), a good part of a cube's
     footprint, has its caster back along the light; where the picture there fits a cube
     colour well, that is the cube (its fill is 0: it is counted, and the reading says how it
-    was seen). `shade` is all the shade in the view, `lab` its colours, `inside` the floor.
+    was seen). `shade` is all the shade in the view, `lab` its colours, `inside` the floor,
+    `models` the colours' means, inverse covariances and which were clipped.
     """
     n, _, stats, centres = cv2.connectedComponentsWithStats(lone.astype(np.uint8), connectivity=8)
     footprint = (side / WORKING_SIDE) ** 2

@@ -14,7 +14,14 @@ import pytest
 
 from companion.cli import main
 from companion.core.cubes import COLOURS, Counts
-from companion.devices.tray_render import CalibrationSet, TrayScene, drop_frames, render, write_set
+from companion.devices.tray_render import (
+    CalibrationSet,
+    TrayScene,
+    calibration_set,
+    drop_frames,
+    render,
+    write_set,
+)
 
 FIELDS = {"image", "counts", "confidence", "confident", "reasons", "cubes"}
 
@@ -50,6 +57,17 @@ def test_calibrate_writes_profile_and_summary(
     assert f"profile written to {out}" in printed
     assert all(colour.value in printed for colour in COLOURS)
     assert json.loads(out.read_text())["version"] == 1
+
+
+def test_calibrate_says_which_colours_the_camera_clipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Daylight set-up whose white cubes are at the camera's limit in their picture.
+    write_set(calibration_set(1169834635, "daylight", tests=0, jpeg=False), tmp_path)
+    assert main(["calibrate", str(tmp_path), "--out", str(tmp_path / "p.json")]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert "clipped (too bright" in lines["white"]
+    assert "clipped" not in lines["black"]
 
 
 def test_calibrate_naming_rules(
