@@ -258,7 +258,6 @@ def _learn(
     debug("unstable", unstable)
     first = Reference.prepare(empty_view, view.tray_mask(), TARGET_SIDE, unstable=unstable)
     found: dict[Colour, _Found] = {}
-    labs: dict[Colour, NDArray[np.float32]] = {}
     comparisons: dict[Colour, Comparison] = {}
     noise: list[float] = []
     all_areas: list[float] = []
@@ -270,7 +269,6 @@ def _learn(
         noise.append(float(np.median(comparison.difference[first.inside])))
         regions = _regions(picture_view, first)
         found[colour] = regions
-        labs[colour] = comparison.lab
         comparisons[colour] = comparison
         debug(f"{colour.value}-regions", regions.mask)
         all_areas.extend(_plausible(regions.areas, minimum))
@@ -288,7 +286,7 @@ def _learn(
     models: dict[Colour, ColourModel] = {}
     for colour in COLOURS:
         models[colour] = _colour_model(colour, found[colour], comparisons[colour], typical, side)
-    _check_distinct(models, found, labs, typical)
+    _check_distinct(models, found, comparisons, typical)
     shadow = _shadow_model(models, comparisons, first)
     provisional = Profile(
         picture_width=empty.shape[1],
@@ -500,7 +498,7 @@ def _other_hue(
 def _check_distinct(
     models: dict[Colour, ColourModel],
     found: dict[Colour, _Found],
-    labs: dict[Colour, NDArray[np.float32]],
+    comparisons: dict[Colour, Comparison],
     typical: float,
 ) -> None:
     """CalibrationError when a colour picture holds cubes that look like another colour."""
@@ -523,7 +521,7 @@ def _check_distinct(
             # Only lone cubes testify: odd shapes are shadows, rim glints or cube heaps.
             if inner.sum() < 5 or not looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
                 continue
-            region_lab = np.median(labs[colour][inner], axis=0).astype(np.float64)
+            region_lab = np.median(comparisons[colour].lab[inner], axis=0).astype(np.float64)
             medians.append(region_lab)
             d2 = distances2(region_lab[None, :].astype(np.float32), means, inverses)[0]
             best = int(np.argmin(d2))

@@ -35,8 +35,7 @@ def distances2(
         loose |= saturated[:, None]
     if clipped is not None:
         loose |= clipped[None, :] & (delta[:, :, 0] >= -DIMMER_BY)
-    if loose.any():
-        result = np.where(loose, result / np.float32(LOOSE_SLACK), result).astype(np.float32)
+    result[loose] /= np.float32(LOOSE_SLACK)
     return result
 
 

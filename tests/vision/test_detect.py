@@ -148,7 +148,7 @@ def test_a_cube_on_print_of_its_own_colour_is_found_by_its_shadow() -> None:
     lone = lone_shade([green], shadow, inside, SIDE, (8.0, 0.0))
     # The green cube's own shadow is accounted for; the red cube's is not.
     assert lone[25, 34] and not lone[25, 75]
-    models = (means, inverses)
+    models = (means, inverses, np.zeros(len(means), np.bool_))
     implied = shadow_casters([green], lone, shadow, lab, inside, SIDE, (8.0, 0.0), models)
     assert [c.colour for c in implied] == [0]
     # Back along the light from its shadow, within half a cube of where it lies.
