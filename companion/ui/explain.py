@@ -72,6 +72,7 @@ def refusal(error: RuleError) -> str:
 CAMERA_REASONS: tuple[tuple[str, str], ...] = (
     (doubt.TOO_DARK, N_("picture too dark (is the light on and the lens uncovered?)")),
     (doubt.TRAY_LOST, N_("tray not found: the picture does not look like the calibrated tray")),
+    (doubt.MOVED, N_("the camera or the tray moved since calibration; counted after lining the tray up again, but calibrate again")),
     (doubt.LIGHT_CHANGED, N_("the light differs a lot from calibration; calibrate again")),
     (doubt.AT_EDGE, N_("something lies at the edge of the tray's view: a cube on the rim or beyond it")),
     (doubt.HAND, N_("hand in the picture")),

@@ -1,6 +1,7 @@
 """`read_tray`: one picture and a profile in, a TrayReading out.
 
-The picture is warped to the top-down tray view, its light matched to the empty tray's
+The picture is warped to the top-down tray view (lined up again when the camera or the tray
+moved since calibration: `realign`), its light matched to the empty tray's
 (`segment.compare`), the cubes found one by one (`detect.find_cubes`) and mapped back to
 picture pixels. Anything that makes the count doubtful is said in `reasons`, and then the
 reading is not confident.
@@ -21,6 +22,7 @@ from companion.vision.errors import ImageError
 from companion.vision.images import BGRImage
 from companion.vision.profile import Profile
 from companion.vision.reading import CONFIDENT_AT, CubeSighting, TrayReading, unsure
+from companion.vision.realign import lined_up_view
 from companion.vision.segment import Comparison, compare
 from companion.vision.tray import VIEW_MARGIN
 
@@ -68,24 +70,43 @@ def read_tray(
             [doubt.TOO_DARK],
             image.copy() if annotate else None,
         )
-    view = profile.view.warp(image)
+    prepared = profile.prepared()
+    tray_view = profile.view
+    view = tray_view.warp(image)
+    comparison = compare(view, prepared.reference)
+    at_edge = _change_at_view_edge(comparison, profile)
+    moved = None
+    # A camera or tray moved since calibration changes the view's edge (the rim moved) or
+    # loses the tray; only then is the move measured (about 2 ms).
+    if at_edge or _tray_lost(comparison):
+        moved = lined_up_view(
+            view, prepared.empty_grey, prepared.empty_small, tray_view, profile.cube_side
+        )
+    if moved is not None:
+        tray_view = moved
+        view = tray_view.warp(image)
+        comparison = compare(view, prepared.reference)
+        # The rim and walls still show the move (they stand up from the floor it was undone
+        # on), so the view's edge differs from calibration whatever lies there.
+        at_edge = False
     debug("view", view)
-    comparison = compare(view, profile.prepared().reference)
     debug("difference", comparison.difference)
     debug("shadow-like", comparison.shadow_like)
-    if comparison.matching < MIN_MATCHING or comparison.structure < MIN_STRUCTURE:
+    if _tray_lost(comparison):
         lost = [doubt.TRAY_LOST]
         return unsure(lost, _annotated(image, [], profile, False, lost) if annotate else None)
     reasons: list[str] = []
+    if moved is not None:
+        reasons.append(doubt.MOVED)
     low, high = GAIN_LIMITS
     if max(comparison.gains) > high or min(comparison.gains) < low:
         reasons.append(doubt.LIGHT_CHANGED)
-    if _change_at_view_edge(comparison, profile):
+    if at_edge:
         reasons.append(doubt.AT_EDGE)
     detection = find_cubes(comparison, profile, debug)
     reasons.extend(detection.doubts)
     centres = np.array([[c.x, c.y] for c in detection.cubes], np.float64).reshape(-1, 2)
-    points = profile.view.to_picture(centres)
+    points = tray_view.to_picture(centres)
     cubes = [
         CubeSighting(COLOURS[c.colour], float(p[0]), float(p[1]), c.confidence)
         for c, p in zip(detection.cubes, points, strict=True)
@@ -100,6 +121,11 @@ def read_tray(
     confident = confidence >= CONFIDENT_AT and not reasons
     picture = _annotated(image, cubes, profile, confident, reasons) if annotate else None
     return TrayReading(counts, cubes, confidence, confident, reasons, picture)
+
+
+def _tray_lost(comparison: Comparison) -> bool:
+    """Whether the picture no longer looks like the calibrated tray."""
+    return comparison.matching < MIN_MATCHING or comparison.structure < MIN_STRUCTURE
 
 
 def _change_at_view_edge(comparison: Comparison, profile: Profile) -> bool:

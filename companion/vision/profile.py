@@ -20,6 +20,7 @@ from companion.core.cubes import COLOURS, Colour
 from companion.vision.errors import ProfileError
 from companion.vision.heap import keep_working_memory
 from companion.vision.images import BGRImage
+from companion.vision.realign import grey, shrunk
 from companion.vision.segment import Reference, gradient
 from companion.vision.shadow import ShadowLine
 from companion.vision.tray import Corners, TrayView
@@ -215,6 +216,7 @@ class Prepared:
         areas: np.ndarray[tuple[int], np.dtype[np.float64]],
         seen: NDArray[np.bool_],
         clipped: NDArray[np.bool_],
+        empty_grey: NDArray[np.float32],
     ) -> None:
         self.reference = reference
         self.means = means
@@ -224,6 +226,9 @@ class Prepared:
         self.areas = areas
         self.seen = seen
         """View pixels that come from inside the picture."""
+        self.empty_grey = empty_grey
+        """The empty tray in grey, and shrunk, to tell whether the camera moved (realign)."""
+        self.empty_small = shrunk(empty_grey)
         self.print_edges = gradient(np.ascontiguousarray(reference.lab[:, :, 0]))
         """The empty tray's lightness gradient (L units per pixel): its print's edges."""
         self.edge_width = max(2, round(reference.cube_side * EDGE_WIDTH))
@@ -246,8 +251,9 @@ class Prepared:
         # there is no cube of this tray's.
         seen = view.seen(profile.picture_width, profile.picture_height)
         unstable = profile.unstable()
+        empty = profile.empty_view()
         reference = Reference.prepare(
-            profile.empty_view(),
+            empty,
             view.tray_mask() & seen,
             profile.cube_side,
             profile.noise,
@@ -265,7 +271,7 @@ class Prepared:
         )
         areas = np.array([profile.colours[c].cube_area for c in COLOURS], np.float64)
         clipped = np.array([profile.colours[c].clipped for c in COLOURS], np.bool_)
-        return cls(reference, means, inverses, areas, seen, clipped)
+        return cls(reference, means, inverses, areas, seen, clipped, grey(empty))
 
 
 def encode_noise_map(noise: NDArray[np.float32]) -> str:

@@ -10,6 +10,10 @@ from __future__ import annotations
 # The picture as a whole.
 TOO_DARK = "picture too dark (is the light on and the lens uncovered?)"
 TRAY_LOST = "tray not found: the picture does not look like the calibrated tray"
+MOVED = (
+    "the camera or the tray moved since calibration; counted after lining the tray up again, "
+    "but calibrate again"
+)
 LIGHT_CHANGED = "the light differs a lot from calibration; calibrate again"
 AT_EDGE = "something lies at the edge of the tray's view: a cube on the rim or beyond it"
 HAND = "hand in the picture"
@@ -32,6 +36,7 @@ CLUSTER = "cubes may be hidden or merged in a cluster"
 ALL = (
     TOO_DARK,
     TRAY_LOST,
+    MOVED,
     LIGHT_CHANGED,
     AT_EDGE,
     HAND,

@@ -419,13 +419,17 @@ def gradient(lightness: FloatImage) -> FloatImage:
     return np.asarray(cv2.magnitude(across, down), np.float32)
 
 
-def correlation(first: FloatImage, second: FloatImage) -> float:
-    """Pearson correlation of two pictures' brightness (every fourth pixel), -1..1.
+def correlation(first: NDArray[np.float32], second: NDArray[np.float32], step: int = 4) -> float:
+    """Pearson correlation of two pictures' brightness (every `step`th pixel), -1..1.
 
     Light and exposure changes keep it high; another scene or a covered lens does not.
+    Colour pictures' channels are summed; grey ones are taken as they are.
     """
-    a = first[::4, ::4].sum(axis=2).ravel()
-    b = second[::4, ::4].sum(axis=2).ravel()
+    a = first[::step, ::step]
+    b = second[::step, ::step]
+    if a.ndim == 3:
+        a, b = a.sum(axis=2), b.sum(axis=2)
+    a, b = a.ravel(), b.ravel()
     a = a - a.mean()
     b = b - b.mean()
     scale = float(np.sqrt(np.dot(a, a) * np.dot(b, b)))

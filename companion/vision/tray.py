@@ -1109,20 +1109,20 @@ class TrayView:
     height: int
 
     @property
+    def outline(self) -> NDArray[np.float64]:
+        """Where the tray's corners lie in the view (4 x 2 view pixels, in `corners`' order)."""
+        mx, my = VIEW_MARGIN * self.width, VIEW_MARGIN * self.height
+        right, bottom = self.width - 1 - mx, self.height - 1 - my
+        return np.array([[mx, my], [right, my], [right, bottom], [mx, bottom]], np.float64)
+
+    @property
     def homography(self) -> NDArray[np.float64]:
         """Maps input-picture pixels to view pixels."""
-        mx, my = VIEW_MARGIN * self.width, VIEW_MARGIN * self.height
-        target = np.array(
-            [
-                [mx, my],
-                [self.width - 1 - mx, my],
-                [self.width - 1 - mx, self.height - 1 - my],
-                [mx, self.height - 1 - my],
-            ],
-            np.float32,
-        )
         matrix: NDArray[np.float64] = np.asarray(
-            cv2.getPerspectiveTransform(np.array(self.corners, np.float32), target), np.float64
+            cv2.getPerspectiveTransform(
+                np.array(self.corners, np.float32), self.outline.astype(np.float32)
+            ),
+            np.float64,
         )
         return matrix
 
