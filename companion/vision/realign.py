@@ -33,6 +33,12 @@ COARSE = 0.5
 # cubes off) but gained at most 0.018; knocked ones moved 0.48-1.37 cubes and gained 0.078-0.80.
 MIN_MOVE_CUBES = 0.4
 MIN_GAIN = 0.05
+# A knock moves the tray's centre at most this many cube sides and turns it at most this many
+# degrees (knocked cameras above: up to 1.5 cubes and 4.2 degrees). Beyond, ECC has lined the
+# empty tray up with something else (a picture of papers on the table, lined up to 1.3-7
+# cubes and 0.4-40 degrees): that is a new set-up, for the checks that follow to refuse.
+MAX_SHIFT_CUBES = 2.0
+MAX_TURN_DEGREES = 5.0
 # At most this many iterations at each size, or until the update is this small (pixels).
 ITERATIONS = 30
 EPSILON = 1e-3
@@ -73,6 +79,8 @@ def lined_up_view(
     height, width = empty_small.shape
     if _corner_move(coarse, width, height) / COARSE < MIN_MOVE_CUBES * cube_side:
         return None
+    if not _a_knock(coarse, width, height, cube_side * COARSE):
+        return None
     lined_up = _undone(current_small, coarse)
     gain = correlation(empty_small, lined_up, 1) - correlation(empty_small, current_small, 1)
     if gain < MIN_GAIN:
@@ -110,6 +118,14 @@ def _corner_move(warp: NDArray[np.float32], width: int, height: int) -> float:
     corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     moved = cv2.transform(corners.reshape(-1, 1, 2), warp).reshape(-1, 2)
     return float(np.abs(moved - corners).max())
+
+
+def _a_knock(warp: NDArray[np.float32], width: int, height: int, cube_side: float) -> bool:
+    """Whether the warp is as small as a knock: the view's centre shifted and turned little."""
+    centre = np.array([[[width / 2.0, height / 2.0]]], np.float32)
+    shift = float(np.linalg.norm(cv2.transform(centre, warp) - centre))
+    turn = float(np.degrees(np.arctan2(warp[1, 0], warp[0, 0])))
+    return shift <= MAX_SHIFT_CUBES * cube_side and abs(turn) <= MAX_TURN_DEGREES
 
 
 def _undone(current: GreyImage, warp: NDArray[np.float32]) -> GreyImage:
