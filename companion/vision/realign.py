@@ -146,11 +146,7 @@ def _lined_up(tray_view: TrayView, warp: NDArray[np.float32]) -> TrayView:
     back = cv2.perspectiveTransform(moved, np.linalg.inv(tray_view.homography)).reshape(4, 2)
     (x0, y0), (x1, y1), (x2, y2), (x3, y3) = back.tolist()
     corners: Corners = ((x0, y0), (x1, y1), (x2, y2), (x3, y3))
-    return TrayView(
-        corners=corners,
-        width=tray_view.width,
-        height=tray_view.height,
-    )
+    return TrayView(corners, tray_view.width, tray_view.height)
 
 
 __all__ = ["grey", "lined_up_view", "shrunk"]

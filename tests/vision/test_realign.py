@@ -85,7 +85,7 @@ def test_a_knocked_camera_is_counted_and_said_to_have_moved(
 
 def test_a_picture_of_something_else_is_not_taken_for_a_moved_tray() -> None:
     # Papers on the table where the tray stood: lined up without the knock's bounds, six of
-    # these ten were read as the tray moved, with up to 23 cubes counted on them.
+    # these ten were read as the tray moved, with up to 24 cubes counted on them.
     cal = calibration_set(SOMETHING_ELSE, "no-tray", tests=10)
     profile = calibrate_set(cal)
     for shot in cal.tests:
