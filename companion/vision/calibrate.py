@@ -15,7 +15,7 @@ from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import find_cubes, looks_single, patch_masses, profile_evidence
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, Mask
-from companion.vision.likelihood import LIGHTER_BY, cast_shadows
+from companion.vision.likelihood import cast_shadows
 from companion.vision.profile import (
     ColourModel,
     Profile,
@@ -79,6 +79,10 @@ UNSTABLE_VOTES = 4
 # A region whose pixels are mostly shadow-like is a dark cube (or a cube the tray's colour):
 # then its darker part is the cube, the lighter part its shadow.
 MOSTLY_SHADOW = 0.5
+# Such a region's unshaded part is a lit cube when it covers this share of the region and is
+# at most this much darker (L) than the floor beneath.
+LIT_SHARE = 0.15
+LIT_DARKER = 3.0
 
 
 def _regions(view: BGRImage, reference: Reference) -> _Found:
@@ -90,21 +94,34 @@ def _regions(view: BGRImage, reference: Reference) -> _Found:
     n, regions, stats, _ = cv2.connectedComponentsWithStats(cleaned, connectivity=4)
     areas = [float(stats[i, cv2.CC_STAT_AREA]) for i in range(1, n)]
     cube = cleaned.astype(np.bool_) & ~comparison.shadow_like
+    shaded: list[tuple[slice, slice, Mask]] = []
+    lit_area = shaded_area = 0.0
     for index in range(1, n):
         x, y, w, h = (int(v) for v in stats[index, :4])
         inside = regions[y : y + h, x : x + w] == index
         shadowy = comparison.shadow_like[y : y + h, x : x + w] & inside
         if shadowy.sum() < MOSTLY_SHADOW * inside.sum():
             continue
-        # A cube lighter than the floor (white on a cream print) is its lit part: its shade
-        # is only the shadow it casts.
+        # A cube no darker than the floor (white on a cream print under warm light) is its
+        # lit part: its shade is only the shadow it casts. A dark cube leaves only a few
+        # mixed edge pixels outside its shade, and those are darker than the floor.
         rest = inside & ~shadowy
         lightness = comparison.lab[y : y + h, x : x + w, 0] - reference.lab[y : y + h, x : x + w, 0]
-        if rest.any() and float(np.median(lightness[rest])) > LIGHTER_BY:
+        if (
+            rest.sum() >= LIT_SHARE * inside.sum()
+            and float(np.median(lightness[rest])) > -LIT_DARKER
+        ):
+            lit_area += areas[index - 1]
             continue
         ratio = comparison.ratio[y : y + h, x : x + w]
         darker = shadowy & (ratio <= np.median(ratio[shadowy]))
-        cube[y : y + h, x : x + w] |= darker
+        shaded.append((slice(y, y + h), slice(x, x + w), darker))
+        shaded_area += areas[index - 1]
+    # All cubes of a picture are one colour: when most of them show themselves lit, a region
+    # that is all shade is a shadow whose cube it lost touch with, not a dark cube.
+    if lit_area <= shaded_area:
+        for rows, columns, darker in shaded:
+            cube[rows, columns] |= darker
     singles = []
     for index in range(1, n):
         ys, xs = np.nonzero(regions == index)

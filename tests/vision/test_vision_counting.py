@@ -133,3 +133,18 @@ def test_a_white_on_a_cream_print_is_learned_from_its_top_not_its_shadow() -> No
     shot = warm.tests[1]
     assert shot.counts.white == 0
     assert read_tray(shot.image, profile).counts == shot.counts
+
+
+def test_a_white_hardly_lighter_than_a_cream_print_is_learned_from_its_top() -> None:
+    # Warm light from low down on a cream print: a white cube's top is only about 3 L lighter
+    # than the floor, and its long shadow is most of what changed. The top is still the cube:
+    # learned from the shadow instead, the white model was darker than the floor and no white
+    # cube was counted in this set-up's pictures.
+    warm = calibration_set(1584217567, "hard-pairs", tests=2, jpeg=False)
+    profile = calibrate_set(warm)
+    reference = profile.prepared().reference
+    floor = float(np.median(reference.lab[:, :, 0][reference.inside]))
+    assert profile.colours[Colour.WHITE].mean[0] > floor
+    shot = warm.tests[1]
+    assert shot.counts.white == 4
+    assert read_tray(shot.image, profile).counts == shot.counts
