@@ -575,6 +575,9 @@ _HIDDEN_IN_PX = 8.0
 # A shadow's edge: every channel darker outside (towards the wall) by a similar factor.
 _SHADOW_RATIO = 0.8
 _SHADOW_SPREAD = 2.2
+# Linear light (0..1) added to both sides of an edge before their ratio is taken (about three
+# 8-bit levels in the dark, where a camera's levels are coarsest).
+_SHADOW_FLOOR = 0.01
 # How much a shadow-like edge, an edge skipped between the rim and the floor (a wall has none
 # along its whole length) and a hidden floor edge count against a choice, in step units.
 _SHADOW_COST = 0.7
@@ -723,7 +726,9 @@ def _peaks(
         channel = int(np.argmax(np.abs(median[index])))
         outside = light[max(0, index - 6) : max(1, index - 3)].mean(axis=0)
         inside = light[index + 4 : index + 7].mean(axis=0) if index + 7 <= len(light) else outside
-        ratio = outside / np.maximum(inside, 1e-4)
+        # A channel the shadow leaves only a few levels of is mostly noise and rounding: the
+        # same small amount of light added to both sides keeps it from swaying the ratio.
+        ratio = (outside + _SHADOW_FLOOR) / (inside + _SHADOW_FLOOR)
         shadow_like = bool(
             np.all(ratio < _SHADOW_RATIO)
             and float(ratio.max()) < _SHADOW_SPREAD * max(float(ratio.min()), 1e-3)
