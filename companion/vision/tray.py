@@ -978,7 +978,8 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
     # Look once more through a view of the rim's inner edge just found: there the floor is
     # exactly the rim's scaled copy (in the outline's view only nearly, the outline lying at
     # other heights), so hidden sides are placed better and shadows fit worse. The runners-up's
-    # rims get the same look; the look that explains its view best wins.
+    # rims get the same look; the look that explains its view best wins (when the chosen rim's
+    # look finds nothing, a runner-up must also beat the first look, or the first look stands).
     width, height = view_size
     best_exact: _Look | None = None
     for number, rim_edges in enumerate([found[0], *found[4]]):
@@ -1009,6 +1010,10 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
             empty, np.asarray(back, np.float64).reshape(4, 2), float(_VIEW_BORDER), earlier
         )
         if exact is None or exact[4] is None:
+            continue
+        if number > 0 and best_exact is None and exact[4][3] <= found[3]:
+            # The chosen rim's own look found nothing: a runner-up must then explain its view
+            # better than the first look explained the outline's, or the first look stands.
             continue
         if best_exact is None or (best_exact[4] is not None and exact[4][3] > best_exact[4][3]):
             best_exact = exact
