@@ -121,30 +121,25 @@ def test_a_white_clipped_at_calibration_is_found_in_a_darker_picture() -> None:
     assert read_tray(shot.image, profile).counts == shot.counts
 
 
-def test_a_white_on_a_cream_print_is_learned_from_its_top_not_its_shadow() -> None:
-    # Warm light on a cream print: the white cubes' tops are barely lighter than the floor and
-    # their shadows are most of what changed. The white is learned from the lit tops, so a
-    # cube's shadow in a later picture is not counted as a white cube.
-    warm = calibration_set(207020260, "warm", tests=2, jpeg=False)
-    profile = calibrate_set(warm)
+@pytest.mark.parametrize(
+    ("setup", "condition", "whites"),
+    [
+        # Warm light on a cream print: the tops are lighter than the floor, but the shadows are
+        # most of what changed. Learned from them, a cube's shadow passed for a white cube.
+        (207020260, "warm", 0),
+        # Warm light from low down: a top is only about 3 L lighter than the floor. Learned
+        # from the long shadows, the white was darker than the floor and no white was counted.
+        (1584217567, "hard-pairs", 4),
+    ],
+)
+def test_a_white_on_a_cream_print_is_learned_from_its_top_not_its_shadow(
+    setup: int, condition: str, whites: int
+) -> None:
+    cal = calibration_set(setup, condition, tests=2, jpeg=False)
+    profile = calibrate_set(cal)
     reference = profile.prepared().reference
     floor = float(np.median(reference.lab[:, :, 0][reference.inside]))
     assert profile.colours[Colour.WHITE].mean[0] > floor
-    shot = warm.tests[1]
-    assert shot.counts.white == 0
-    assert read_tray(shot.image, profile).counts == shot.counts
-
-
-def test_a_white_hardly_lighter_than_a_cream_print_is_learned_from_its_top() -> None:
-    # Warm light from low down on a cream print: a white cube's top is only about 3 L lighter
-    # than the floor, and its long shadow is most of what changed. The top is still the cube:
-    # learned from the shadow instead, the white model was darker than the floor and no white
-    # cube was counted in this set-up's pictures.
-    warm = calibration_set(1584217567, "hard-pairs", tests=2, jpeg=False)
-    profile = calibrate_set(warm)
-    reference = profile.prepared().reference
-    floor = float(np.median(reference.lab[:, :, 0][reference.inside]))
-    assert profile.colours[Colour.WHITE].mean[0] > floor
-    shot = warm.tests[1]
-    assert shot.counts.white == 4
+    shot = cal.tests[1]
+    assert shot.counts.white == whites
     assert read_tray(shot.image, profile).counts == shot.counts
