@@ -43,8 +43,6 @@ FOOTPRINT_MIN = 12.0
 # A cube in a colour picture is another colour's when that colour's model explains it this
 # well (squared Mahalanobis distance, 3 sigma).
 STRANGER_FIT_D2 = 9.0
-# Pixels the other cubes of a colour picture must give to judge one cube by them alone.
-MIN_REST_PIXELS = 40
 # A colour whose cube pixels are this often clipped in its picture is known only roughly.
 CLIPPED_SHARE = 0.5
 # Pixels of shade and of cube a picture needs to tell where its cubes' shadows fall.
@@ -465,7 +463,14 @@ def _colour_model(
             "cube in the tray and take it again (if they were there, they look like the tray "
             "itself: a lamp from one side makes their edges and shadows show)"
         )
-    mean, covariance = _statistics(lab[core])
+    pixels = lab[core].astype(np.float64)
+    centre = np.median(pixels, axis=0)
+    spread = np.median(np.abs(pixels - centre), axis=0) * 1.4826 + 1.0
+    inliers = pixels[np.all(np.abs(pixels - centre) <= 3.5 * spread, axis=1)]
+    if len(inliers) < 10:
+        inliers = pixels
+    mean = inliers.mean(axis=0)
+    covariance = np.cov(inliers.T) + np.diag(COVARIANCE_FLOOR)
     # White cubes under a bright lamp clip: a darker exposure later shows a hue clipping hid.
     saturated = comparison.saturated
     clipped = saturated is not None and float(saturated[core].mean()) > CLIPPED_SHARE
@@ -487,18 +492,6 @@ def _colour_model(
         cubes_seen=cubes_seen,
         clipped=clipped,
     )
-
-
-def _statistics(lab: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Mean and covariance (floored) of cube pixels' Lab values (N x 3), outliers left out."""
-    pixels = lab.astype(np.float64)
-    centre = np.median(pixels, axis=0)
-    spread = np.median(np.abs(pixels - centre), axis=0) * 1.4826 + 1.0
-    inliers = pixels[np.all(np.abs(pixels - centre) <= 3.5 * spread, axis=1)]
-    if len(inliers) < 10:
-        inliers = pixels
-    covariance: NDArray[np.float64] = np.cov(inliers.T) + np.diag(COVARIANCE_FLOOR)
-    return inliers.mean(axis=0), covariance
 
 
 def _other_hue(
@@ -545,19 +538,11 @@ def _check_distinct(
             # Only lone cubes testify: odd shapes are shadows, rim glints or cube heaps.
             if inner.sum() < 5 or not looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
                 continue
-            lab = comparisons[colour].lab
-            region_lab = np.median(lab[inner], axis=0).astype(np.float64)
+            region_lab = np.median(comparisons[colour].lab[inner], axis=0).astype(np.float64)
             medians.append(region_lab)
             d2 = distances2(region_lab[None, :].astype(np.float32), means, inverses)[0]
             best = int(np.argmin(d2))
             own = float(np.sqrt(d2[index]))
-            # The picture's model was learned from this cube too: a stranger among few cubes
-            # makes it broad enough to explain itself. Judge it by the other cubes alone.
-            rest = core & ~region
-            if int(rest.sum()) >= MIN_REST_PIXELS:
-                rest_mean, rest_covariance = _statistics(lab[rest])
-                gap = region_lab - rest_mean
-                own = max(own, float(np.sqrt(gap @ np.linalg.solve(rest_covariance, gap))))
             # Shading and highlights spread a colour widely: only a region clearly outside
             # its own colour and clearly inside another is a stranger.
             # A region darker than the colour's own range is a shadow or shaded side, not a
