@@ -731,7 +731,7 @@ def _peaks(
         ratio = (outside + _SHADOW_FLOOR) / (inside + _SHADOW_FLOOR)
         shadow_like = bool(
             np.all(ratio < _SHADOW_RATIO)
-            and float(ratio.max()) < _SHADOW_SPREAD * max(float(ratio.min()), 1e-3)
+            and float(ratio.max()) < _SHADOW_SPREAD * float(ratio.min())
         )
         edges.append(
             _Edge(offset, at, channel, float(np.sign(median[index, channel])), shadow_like)
