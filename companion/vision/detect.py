@@ -41,6 +41,10 @@ ROUNDS = 4
 SUMMIT_REACH = 0.4
 # Blur of the centre score, in cube sides.
 SMOOTH = 0.2
+# How far (cube sides) a blurred peak moves to the unblurred score's best.
+REFINE_REACH = 0.25
+# A touching neighbour's centre lies about this many cube sides away.
+NEIGHBOUR_AT = 0.8
 # How much the ring's evidence lowers the box's.
 RING_WEIGHT = 0.5
 # A peak is a cube when this share of its box is evidence for its colour.
@@ -201,9 +205,38 @@ def _peaks(
                 ys, xs = np.nonzero(patches == patch)
                 best = int(np.argmax(score[ys, xs]))
                 y, x = int(ys[best]), int(xs[best])
+            y, x = _unblurred_top(scores[index], fills[index], y, x, side)
             found.append((float(score[y, x]), index, y, x))
     found.sort(reverse=True)
     return found
+
+
+def _unblurred_top(
+    score: FloatImage, fill: FloatImage, y: int, x: int, side: float
+) -> tuple[int, int]:
+    """Where a row's end cube really is: the blur pulls its peak towards the touching
+    neighbour, and its own unblurred summit lies where its box just covers its top. A cube
+    with no neighbour behind it stays where the blur put it (a lone cube's unblurred score
+    has maxima anywhere on its top, and moving off centre would leave a sliver unclaimed)."""
+    reach = max(1, round(REFINE_REACH * side))
+    top, left = max(0, y - reach), max(0, x - reach)
+    window = score[top : y + reach + 1, left : x + reach + 1]
+    best = float(window.max())
+    ys, xs = np.nonzero(window >= best - np.float32(1e-4))
+    # Of equal tops, the one nearest the blurred peak.
+    nearest = int(np.argmin((ys + top - y) ** 2 + (xs + left - x) ** 2))
+    new_y, new_x = int(ys[nearest]) + top, int(xs[nearest]) + left
+    dy, dx = new_y - y, new_x - x
+    if dy == 0 and dx == 0:
+        return y, x
+    # The neighbour the blur leaned towards lies a cube's side behind the move.
+    length = float(np.hypot(dy, dx))
+    by = round(y - dy / length * NEIGHBOUR_AT * side)
+    bx = round(x - dx / length * NEIGHBOUR_AT * side)
+    height, width = fill.shape
+    if 0 <= by < height and 0 <= bx < width and fill[by, bx] >= MIN_FILL:
+        return new_y, new_x
+    return y, x
 
 
 def select(
