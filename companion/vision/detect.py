@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision import reasons as doubt
-from companion.vision.colours import distances2
+from companion.vision.colours import distances2, through_ceiling
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
@@ -302,20 +302,32 @@ def _summit(
 
 
 def _colour_of(
-    lab: FloatImage,
+    comparison: Comparison,
     foreground: Mask,
     x: int,
     y: int,
     half: int,
     prepared: Prepared,
+    clipped_means: NDArray[np.float32],
 ) -> tuple[int, float, int]:
-    """(best colour, margin over the next, next colour) of the median Lab within a box."""
+    """(best colour, margin over the next, next colour) of the median Lab within a box;
+    judged against the models as the camera's clip shows them when most of the box is at
+    the camera's limit (`clipped_means`)."""
     box = (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
+    lab = comparison.lab
     pixels = lab[box][foreground[box]]
     if len(pixels) == 0:
         pixels = lab[box].reshape(-1, 3)
     median = np.median(pixels, axis=0).astype(np.float32)
-    d2 = distances2(median[None, :], prepared.means, prepared.inverses, prepared.clipped)[0]
+    at_limit = comparison.saturated is not None and float(comparison.saturated[box].mean()) > 0.5
+    d2 = distances2(
+        median[None, :],
+        prepared.means,
+        prepared.inverses,
+        prepared.clipped,
+        np.array([at_limit]),
+        clipped_means,
+    )[0]
     order = np.argsort(d2)
     best, second = int(order[0]), int(order[1])
     return best, float(np.sqrt(d2[second]) - np.sqrt(d2[best])), second
@@ -375,8 +387,11 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
             np.ascontiguousarray(seen.maps[present][(slice(None), *box)]), side, allowed[box]
         )
         found = [(present[k], x + left, y + top, fill) for k, x, y, fill in picked]
+    clipped_means = through_ceiling(prepared.means, comparison.ceiling)
     for index, x, y, fill in found:
-        best, margin, second = _colour_of(comparison.lab, seen.foreground, x, y, half, prepared)
+        best, margin, second = _colour_of(
+            comparison, seen.foreground, x, y, half, prepared, clipped_means
+        )
         runner_up = second if best == index else best
         if best != index:
             margin = 0.0

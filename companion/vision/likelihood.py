@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.colours import distances2
+from companion.vision.colours import distances2, through_ceiling
 from companion.vision.images import FloatImage, Mask
 from companion.vision.segment import Comparison
 
@@ -75,7 +75,8 @@ def evidence(
         empty: Mask = np.zeros_like(mask)
         return Evidence(maps, empty, empty, empty)
     saturated = comparison.saturated[mask] if comparison.saturated is not None else None
-    d2 = distances2(pixels, means, inverses, clipped, saturated)
+    seen_clipped = through_ceiling(means, comparison.ceiling)
+    d2 = distances2(pixels, means, inverses, clipped, saturated, seen_clipped)
     best = d2.min(axis=1)
     shadow_like = comparison.shadow_like[mask]
     # Weights fall off with the distance to the best model, so a pixel half-way between two

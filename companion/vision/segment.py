@@ -203,6 +203,9 @@ class Comparison:
     """Per channel, the share of the empty tray's light missing here (linear light)."""
     saturated: Mask | None = None
     """Pixels with a channel at the camera's limit: their colour is only roughly known."""
+    ceiling: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    """Per channel (B, G, R, 0..1 levels), where the camera's limit lies in the normalised
+    view: no colour can look brighter than that here."""
 
 
 def light_gains(bgr: FloatImage, reference: Reference) -> NDArray[np.float64]:
@@ -396,6 +399,8 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         shadow_like[box] = changed[box] & (local_ratio >= SHADOW_MIN_RATIO) & darker
     matching = float(np.mean(difference[::2, ::2][inside[::2, ::2]] <= threshold))
     g = (float(gains[0]), float(gains[1]), float(gains[2]))
+    top = tables[255, 0].astype(np.float64) / 255.0
+    ceiling = (float(top[0]), float(top[1]), float(top[2]))
     structure = correlation(raw, reference.bgr)
     return Comparison(
         lab,
@@ -409,6 +414,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         threshold,
         deficit,
         saturated,
+        ceiling,
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 from companion.core.cubes import Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
-from companion.vision.colours import LOOSE_SLACK, distances2
+from companion.vision.colours import LOOSE_SLACK, distances2, through_ceiling
 from companion.vision.detect import Found, covered_print, lone_shade, select, shadow_casters
 from companion.vision.likelihood import evidence
 from companion.vision.segment import Comparison, gradient
@@ -243,3 +243,29 @@ def test_a_clipped_colour_is_judged_loosely_only_where_lighter() -> None:
     both = distances2(pixels, means, inverses, clipped, saturated)
     assert np.allclose(both[1], plain[1] / LOOSE_SLACK)
     assert both[0, 0] == pytest.approx(plain[0, 0] / LOOSE_SLACK)
+
+
+def _lab(bgr: tuple[float, float, float]) -> np.ndarray:
+    """One BGR colour (0..1 levels) as Lab."""
+    return cv2.cvtColor(np.array([[bgr]], np.float32), cv2.COLOR_BGR2Lab)[0, 0]
+
+
+def test_a_white_with_its_red_clipped_still_looks_white() -> None:
+    # A pinkish white learned at calibration (red near the top of the range) and a pale
+    # green: in a brighter picture the white's red stops at the camera's limit, and its Lab
+    # comes nearer the green's than its own. Judged against the models as that limit shows
+    # them, it is white again; an unclipped pixel is judged as before.
+    white, green = _lab((0.59, 0.71, 0.99)), _lab((0.50, 0.72, 0.70))
+    means = np.stack([white, green]).astype(np.float32)
+    inverses = np.stack([np.eye(3, dtype=np.float32) / 9.0] * 2)
+    ceiling = (1.0, 1.0, 0.75)
+    pixels = np.stack([_lab((0.59, 0.71, 0.75)), white]).astype(np.float32)
+    seen = through_ceiling(means, ceiling)
+    assert np.allclose(seen[0], pixels[0], atol=0.5)
+    assert np.allclose(seen[1], green, atol=0.5)
+    plain = distances2(pixels, means, inverses)
+    assert plain[0, 1] < plain[0, 0]
+    saturated = np.array([True, False])
+    aware = distances2(pixels, means, inverses, None, saturated, seen)
+    assert aware[0, 0] < 0.1 < aware[0, 1]
+    assert np.allclose(aware[1], plain[1])
