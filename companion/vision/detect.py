@@ -112,6 +112,15 @@ PRINT_EDGE = 5.0
 MIN_PRINT_EDGES = 50
 COVERED_SHARE = 0.3
 COVERED_CUBES = 0.15
+# A peak of a colour this much darker (L) than the floor, lying this far along another
+# cube's shadow offset (in offsets) and within this far across it (cube sides), is that
+# cube's shadow unless the floor one offset beyond it holds this share of changed pixels
+# (a box this wide, cube sides).
+SHADOW_DARKER = 5.0
+CAST_ALONG = (0.4, 1.3)
+CAST_ACROSS = 0.35
+OWN_SHADOW_BOX = 0.5
+OWN_SHADOW_SHARE = 0.25
 # Half the side (cube sides) of the square a found cube explains.
 REACH = 0.6
 
@@ -388,6 +397,11 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         )
         found = [(present[k], x + left, y + top, fill) for k, x, y, fill in picked]
     clipped_means = through_ceiling(prepared.means, comparison.ceiling)
+    offset = cast_offset(profile)
+    changed = seen.foreground | seen.shadow
+    if offset is not None:
+        floor = prepared.reference.lab[:, :, 0]
+        found = without_cast_shadows(found, offset, side, prepared.means[:, 0], floor, changed)
     for index, x, y, fill in found:
         best, margin, second = _colour_of(
             comparison, seen.foreground, x, y, half, prepared, clipped_means
@@ -400,7 +414,6 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     typical = profile.cube_side**2
     shadow_area = profile.shadow.area if profile.shadow is not None else 0.0
     # The doubts look only at what changed: the box around it is all they need.
-    changed = seen.foreground | seen.shadow
     rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
     if len(rows):
         pad = int(2 * side) + 2
@@ -416,7 +429,6 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         seen.shadow[box],
     )
     moved = [replace(c, x=c.x - left, y=c.y - top) for c in cubes]
-    offset = cast_offset(profile)
     lone = lone_shade(moved, local.shadow, inside[box], side, offset)
     implied: list[Found] = []
     if offset is not None:
@@ -438,6 +450,51 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     doubts = list(dict.fromkeys(doubts))
     cubes += [replace(c, x=c.x + left, y=c.y + top) for c in implied]
     return Detection(cubes, doubts)
+
+
+def without_cast_shadows(
+    found: list[tuple[int, int, int, float]],
+    offset: tuple[float, float],
+    side: float,
+    lightness: NDArray[np.float32],
+    floor: FloatImage,
+    changed: Mask,
+) -> list[tuple[int, int, int, float]]:
+    """The peaks (colour, x, y, fill) less those that are another cube's shadow
+    (`lightness`: each colour's L; `floor`: the empty tray's L; `changed`: what differs
+    from the empty tray, shade included).
+
+    A shadow is the floor darkened, and where the room's light tints it (a warm lamp's
+    shadow on a wall lit by the sky) it can pass for a dark cube colour. It then lies where
+    a found cube throws its shadow, and throws none itself: a real cube there darkens the
+    floor one shadow offset further on, or something covers that spot.
+    """
+    length2 = offset[0] ** 2 + offset[1] ** 2
+    length = float(np.sqrt(length2))
+    height, width = changed.shape
+    half = max(1, round(OWN_SHADOW_BOX * side / 2))
+    kept: list[tuple[int, int, int, float]] = []
+    for number, (colour, x, y, fill) in enumerate(found):
+        if lightness[colour] >= float(floor[y, x]) - SHADOW_DARKER:
+            kept.append((colour, x, y, fill))
+            continue
+        # Lying along another peak's shadow offset from it, and close across it.
+        cast_by_other = any(
+            CAST_ALONG[0]
+            <= ((x - ox) * offset[0] + (y - oy) * offset[1]) / length2
+            <= CAST_ALONG[1]
+            and abs((x - ox) * offset[1] - (y - oy) * offset[0]) <= CAST_ACROSS * side * length
+            for other, (_, ox, oy, _) in enumerate(found)
+            if other != number
+        )
+        sx, sy = round(x + offset[0]), round(y + offset[1])
+        if not cast_by_other or not (0 <= sx < width and 0 <= sy < height):
+            kept.append((colour, x, y, fill))
+            continue
+        box = (slice(max(0, sy - half), sy + half + 1), slice(max(0, sx - half), sx + half + 1))
+        if float(changed[box].mean()) >= OWN_SHADOW_SHARE:
+            kept.append((colour, x, y, fill))
+    return kept
 
 
 def lone_shade(
@@ -751,4 +808,5 @@ __all__ = [
     "profile_evidence",
     "select",
     "shadow_casters",
+    "without_cast_shadows",
 ]

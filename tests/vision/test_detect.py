@@ -11,7 +11,14 @@ from companion.core.cubes import Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
 from companion.vision.colours import LOOSE_SLACK, distances2, through_ceiling
-from companion.vision.detect import Found, covered_print, lone_shade, select, shadow_casters
+from companion.vision.detect import (
+    Found,
+    covered_print,
+    lone_shade,
+    select,
+    shadow_casters,
+    without_cast_shadows,
+)
 from companion.vision.likelihood import evidence
 from companion.vision.segment import Comparison, gradient
 
@@ -269,3 +276,27 @@ def test_a_white_with_its_red_clipped_still_looks_white() -> None:
     aware = distances2(pixels, means, inverses, None, saturated, seen)
     assert aware[0, 0] < 0.1 < aware[0, 1]
     assert np.allclose(aware[1], plain[1])
+
+
+def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a_cube_is_not() -> (
+    None
+):
+    # A lamp throws shadows 10 pixels up (cube side 12). A blue cube at (40, 40); a peak of a
+    # black (L 20) 7 pixels up, on a floor of L 50, where the blue's shadow falls.
+    offset = (0.0, -10.0)
+    lightness = np.array([30.0, 20.0, 90.0], np.float32)  # blue, black, white
+    floor = np.full((80, 80), 50.0, np.float32)
+    changed = np.zeros((80, 80), np.bool_)
+    changed[34:47, 34:47] = True  # the blue cube and the shade beside it
+    found = [(0, 40, 40, 1.0), (1, 40, 33, 0.7)]
+    kept = without_cast_shadows(found, offset, SIDE, lightness, floor, changed)
+    assert kept == [found[0]]
+    # A real black cube there darkens the floor a shadow offset further on: it stays.
+    changed[18:29, 36:45] = True
+    assert without_cast_shadows(found, offset, SIDE, lightness, floor, changed) == found
+    # Away from where the blue's shadow falls, or lighter than the floor, a peak stays.
+    changed[18:29, 36:45] = False
+    aside = [(0, 40, 40, 1.0), (1, 51, 40, 0.7)]
+    assert without_cast_shadows(aside, offset, SIDE, lightness, floor, changed) == aside
+    light = [(0, 40, 40, 1.0), (2, 40, 33, 0.7)]
+    assert without_cast_shadows(light, offset, SIDE, lightness, floor, changed) == light
