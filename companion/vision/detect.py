@@ -475,6 +475,7 @@ def without_cast_shadows(
     half = max(1, round(OWN_SHADOW_BOX * side / 2))
     kept: list[tuple[int, int, int, float]] = []
     for number, (colour, x, y, fill) in enumerate(found):
+        # A shadow only darkens the floor: it passes for no colour lighter than the floor.
         if lightness[colour] >= float(floor[y, x]) - SHADOW_DARKER:
             kept.append((colour, x, y, fill))
             continue
