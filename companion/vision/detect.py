@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision import reasons as doubt
-from companion.vision.colours import distances2, through_ceiling
+from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
@@ -396,7 +396,6 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
             np.ascontiguousarray(seen.maps[present][(slice(None), *box)]), side, allowed[box]
         )
         found = [(present[k], x + left, y + top, fill) for k, x, y, fill in picked]
-    clipped_means = through_ceiling(prepared.means, comparison.ceiling)
     offset = cast_offset(profile)
     changed = seen.foreground | seen.shadow
     if offset is not None:
@@ -404,7 +403,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         found = without_cast_shadows(found, offset, side, prepared.means[:, 0], floor, changed)
     for index, x, y, fill in found:
         best, margin, second = _colour_of(
-            comparison, seen.foreground, x, y, half, prepared, clipped_means
+            comparison, seen.foreground, x, y, half, prepared, seen.clipped_means
         )
         runner_up = second if best == index else best
         if best != index:
@@ -427,6 +426,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         seen.foreground[box],
         seen.unexplained[box],
         seen.shadow[box],
+        seen.clipped_means,
     )
     moved = [replace(c, x=c.x - left, y=c.y - top) for c in cubes]
     lone = lone_shade(moved, local.shadow, inside[box], side, offset)

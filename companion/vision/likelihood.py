@@ -49,6 +49,9 @@ class Evidence:
     shadow: Mask
     """Changed pixels that are only a darker version of the tray (shade), whether or not a
     dark colour also explains them."""
+    clipped_means: NDArray[np.float32]
+    """K x 3: the colour models as this picture's clip shows them (see `through_ceiling`);
+    what pixels at the camera's limit are compared with."""
 
 
 def evidence(
@@ -70,12 +73,12 @@ def evidence(
     k = len(means)
     height, width = mask.shape
     maps = np.zeros((k, height, width), np.float32)
+    seen_clipped = through_ceiling(means, comparison.ceiling)
     pixels = comparison.lab[mask]
     if len(pixels) == 0:
         empty: Mask = np.zeros_like(mask)
-        return Evidence(maps, empty, empty, empty)
+        return Evidence(maps, empty, empty, empty, seen_clipped)
     saturated = comparison.saturated[mask] if comparison.saturated is not None else None
-    seen_clipped = through_ceiling(means, comparison.ceiling)
     d2 = distances2(pixels, means, inverses, clipped, saturated, seen_clipped)
     best = d2.min(axis=1)
     shadow_like = comparison.shadow_like[mask]
@@ -121,7 +124,7 @@ def evidence(
     unexplained[mask] = ~explained & ~shadow_like
     shadow = np.zeros_like(mask)
     shadow[mask] = shadow_like
-    return Evidence(maps, foreground, unexplained, shadow)
+    return Evidence(maps, foreground, unexplained, shadow, seen_clipped)
 
 
 def cast_shadows(casters: Mask, offset: tuple[float, float]) -> Mask:
