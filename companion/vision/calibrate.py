@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from companion.vision.profile import (
     encode_noise_map,
     encode_png,
 )
-from companion.vision.segment import Comparison, Reference, compare
+from companion.vision.segment import CLIPPED, Comparison, Reference, compare
 from companion.vision.shadow import ShadowLine
 from companion.vision.shadow import learn as learn_shadow
 from companion.vision.tray import TrayView, find_tray, view_for, whole_picture
@@ -74,6 +75,9 @@ HUE_CHROMA = 15.0
 SHADED_LIGHTNESS = 10.0
 SHADED_HUE_DEGREES = 100.0
 COLOURED_CHROMA = 22.0
+# A cube that counting with the finished profile gives another colour than its picture's, this
+# surely, is a stranger (see `_check_counted_alike`).
+STRANGER_CONFIDENCE = 0.8
 # A pixel that changed in this many of the seven colour pictures belongs to the set-up.
 UNSTABLE_VOTES = 4
 # A region whose pixels are mostly shadow-like is a dark cube (or a cube the tray's colour):
@@ -210,7 +214,9 @@ def calibrate(
         cube = _footprint_side(profile, per_colour)
     if cube is not None:
         profile = Profile.model_validate({**dict(profile), "cube_side": cube})
-    return _measure_areas(profile, per_colour)
+    profile = _measure_areas(profile, per_colour)
+    _check_counted_alike(profile, per_colour)
+    return profile
 
 
 def _footprint_side(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> float | None:
@@ -435,6 +441,43 @@ def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> P
             models[colour] = models[colour].model_copy(update={"cube_area": float(np.median(lone))})
     # A fresh profile: a copy would keep the arrays prepared from the old models.
     return Profile.model_validate({**dict(profile), "colours": models})
+
+
+def _check_counted_alike(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> None:
+    """CalibrationError when counting a colour picture with the finished profile surely finds
+    cubes of another colour in it.
+
+    The check while learning (`_check_distinct`) trusts only cubes lying alone; cubes of two
+    colours touching in one picture slip past it and make that colour's model a blend of
+    both. The finished profile shows it: the strangers, fitting their own colour's model
+    better, are counted as that colour, or the blended model takes the other picture's cubes
+    for its own. It takes two sure strangers of one colour on the floor: a single one can be
+    a cube's shadow on a print of that colour, and whatever lies on the rim changes with the
+    light between shots. Black is left out: shadows on a dark print read as black cubes.
+    """
+    prepared = profile.prepared()
+    reference = prepared.reference
+    # Where the empty tray was at the camera's limit, a darker picture shows a colour the
+    # empty one never did (a pale print turns "white"): nothing to judge there.
+    floor = reference.inside & (reference.peak < CLIPPED)
+    black = COLOURS.index(Colour.BLACK)
+    for index, colour in enumerate(COLOURS):
+        comparison = compare(profile.view.warp(per_colour[colour]), reference)
+        strangers = Counter(
+            COLOURS[cube.colour].value
+            for cube in find_cubes(comparison, profile).cubes
+            if cube.colour not in (index, black)
+            and cube.confidence >= STRANGER_CONFIDENCE
+            and floor[int(cube.y), int(cube.x)]
+        )
+        others = sorted(other for other, number in strangers.items() if number >= 2)
+        if others:
+            named = " or ".join(others)
+            raise CalibrationError(
+                f"the {colour.value} picture holds cubes that look {named}: either it or the "
+                f"{named} picture holds cubes of two colours; take them again with cubes of "
+                "one colour in each"
+            )
 
 
 def _cores(found: _Found, typical: float, side: float) -> tuple[Mask, list[float]]:

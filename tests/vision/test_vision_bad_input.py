@@ -100,6 +100,21 @@ def test_calibration_refuses_a_mixed_colour_picture(cal: CalibrationSet) -> None
         calibrate(cal.empty.image, mixed)
 
 
+def test_calibration_refuses_touching_cubes_of_two_colours() -> None:
+    # Three brown cubes and two yellow ones in the brown picture, under daylight: none lies
+    # alone as a yellow one, so only counting the pictures with the finished profile (two
+    # sure yellow cubes on the brown picture's floor) tells.
+    daylight = calibration_set(54474085, "daylight", tests=0, jpeg=False)
+    pictures = {colour: shot.image for colour, shot in daylight.colours}
+    assert set(calibrate(daylight.empty.image, pictures).colours) == set(COLOURS)
+    scene = TrayScene.random(
+        54474092, "daylight", counts=Counts(brown=3, yellow=2), setup=daylight.setup
+    )
+    pictures[Colour.BROWN] = render(scene).image
+    with pytest.raises(CalibrationError, match="brown picture holds cubes that look yellow"):
+        calibrate(daylight.empty.image, pictures)
+
+
 def test_calibration_accepts_an_odd_cube_of_its_own_colour() -> None:
     # Under daylight one brown cube looks greyer than the rest (its hue is another), and a
     # broad blue model explains it too; but the brown model explains it better, so it is
