@@ -400,7 +400,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     changed = seen.foreground | seen.shadow
     if offset is not None:
         floor = prepared.reference.lab[:, :, 0]
-        found = without_cast_shadows(found, offset, side, prepared.means[:, 0], floor, changed)
+        lightness = comparison.lab[:, :, 0]
+        found = without_cast_shadows(found, offset, side, lightness, floor, changed)
     for index, x, y, fill in found:
         best, margin, second = _colour_of(
             comparison, seen.foreground, x, y, half, prepared, seen.clipped_means
@@ -456,12 +457,12 @@ def without_cast_shadows(
     found: list[tuple[int, int, int, float]],
     offset: tuple[float, float],
     side: float,
-    lightness: NDArray[np.float32],
+    lightness: FloatImage,
     floor: FloatImage,
     changed: Mask,
 ) -> list[tuple[int, int, int, float]]:
     """The peaks (colour, x, y, fill) less those that are another cube's shadow
-    (`lightness`: each colour's L; `floor`: the empty tray's L; `changed`: what differs
+    (`lightness`: the picture's L; `floor`: the empty tray's L; `changed`: what differs
     from the empty tray, shade included).
 
     A shadow is the floor darkened, and where the room's light tints it (a warm lamp's
@@ -475,8 +476,10 @@ def without_cast_shadows(
     half = max(1, round(OWN_SHADOW_BOX * side / 2))
     kept: list[tuple[int, int, int, float]] = []
     for number, (colour, x, y, fill) in enumerate(found):
-        # A shadow only darkens the floor: it passes for no colour lighter than the floor.
-        if lightness[colour] >= float(floor[y, x]) - SHADOW_DARKER:
+        # A shadow only darkens the floor: a peak no darker than the floor there is none.
+        # (What the picture shows, not the colour's mean: on a floor darker than a black
+        # cube, a shadow darker still passes for black in that colour's wide spread.)
+        if float(lightness[y, x]) >= float(floor[y, x]) - SHADOW_DARKER:
             kept.append((colour, x, y, fill))
             continue
         # Lying along another peak's shadow offset from it, and close across it.

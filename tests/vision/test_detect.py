@@ -281,22 +281,44 @@ def test_a_white_with_its_red_clipped_still_looks_white() -> None:
 def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a_cube_is_not() -> (
     None
 ):
-    # A lamp throws shadows 10 pixels up (cube side 12). A blue cube at (40, 40); a peak of a
-    # black (L 20) 7 pixels up, on a floor of L 50, where the blue's shadow falls.
+    # A lamp throws shadows 10 pixels up (cube side 12). A blue cube at (40, 40); a peak of
+    # black 7 pixels up, where the blue's shadow falls, shows L 20 on a floor of L 50.
     offset = (0.0, -10.0)
-    lightness = np.array([30.0, 20.0, 90.0], np.float32)  # blue, black, white
     floor = np.full((80, 80), 50.0, np.float32)
+    lightness = floor.copy()
+    lightness[34:47, 34:47] = 30.0  # the blue cube and the shade beside it
+    lightness[28:39, 35:46] = 20.0
     changed = np.zeros((80, 80), np.bool_)
-    changed[34:47, 34:47] = True  # the blue cube and the shade beside it
+    changed[28:47, 34:47] = True
     found = [(0, 40, 40, 1.0), (1, 40, 33, 0.7)]
     kept = without_cast_shadows(found, offset, SIDE, lightness, floor, changed)
     assert kept == [found[0]]
     # A real black cube there darkens the floor a shadow offset further on: it stays.
     changed[18:29, 36:45] = True
     assert without_cast_shadows(found, offset, SIDE, lightness, floor, changed) == found
-    # Away from where the blue's shadow falls, or lighter than the floor, a peak stays.
+    # Away from where the blue's shadow falls, or no darker than the floor, a peak stays.
     changed[18:29, 36:45] = False
     aside = [(0, 40, 40, 1.0), (1, 51, 40, 0.7)]
     assert without_cast_shadows(aside, offset, SIDE, lightness, floor, changed) == aside
+    lighter = lightness.copy()
+    lighter[28:39, 35:46] = 90.0
     light = [(0, 40, 40, 1.0), (2, 40, 33, 0.7)]
-    assert without_cast_shadows(light, offset, SIDE, lightness, floor, changed) == light
+    assert without_cast_shadows(light, offset, SIDE, lighter, floor, changed) == light
+
+
+def test_a_shadow_on_a_floor_darker_than_black_is_no_black_cube() -> None:
+    # The floor (L 14) is darker than a black cube's top (L 20), but the shadow on it is
+    # darker still (L 7), and a wide black model takes it: what the picture shows there
+    # decides, not the colour's mean.
+    offset = (10.0, 0.0)
+    floor = np.full((80, 80), 14.0, np.float32)
+    lightness = floor.copy()
+    lightness[35:46, 35:46] = 45.0  # a blue cube at (40, 40)
+    lightness[36:45, 46:56] = 7.0  # its shadow, to the right
+    changed = np.zeros((80, 80), np.bool_)
+    changed[35:46, 35:56] = True
+    found = [(0, 40, 40, 1.0), (1, 48, 40, 0.7)]
+    assert without_cast_shadows(found, offset, SIDE, lightness, floor, changed) == [found[0]]
+    # A black cube there shows its own top, lighter than the floor: it stays.
+    lightness[36:45, 46:56] = 20.0
+    assert without_cast_shadows(found, offset, SIDE, lightness, floor, changed) == found
