@@ -13,7 +13,13 @@ from numpy.typing import NDArray
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
-from companion.vision.detect import find_cubes, looks_single, patch_masses, profile_evidence
+from companion.vision.detect import (
+    Found,
+    find_cubes,
+    looks_single,
+    patch_masses,
+    profile_evidence,
+)
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, Mask
 from companion.vision.likelihood import cast_shadows
@@ -75,7 +81,7 @@ HUE_CHROMA = 15.0
 SHADED_LIGHTNESS = 10.0
 SHADED_HUE_DEGREES = 100.0
 COLOURED_CHROMA = 22.0
-# A cube that counting with the finished profile gives another colour than its picture's, this
+# A cube that counting with the learned colours gives another colour than its picture's, this
 # surely, is a stranger (see `_check_counted_alike`).
 STRANGER_CONFIDENCE = 0.8
 # A pixel that changed in this many of the seven colour pictures belongs to the set-up.
@@ -214,9 +220,11 @@ def calibrate(
         cube = _footprint_side(profile, per_colour)
     if cube is not None:
         profile = Profile.model_validate({**dict(profile), "cube_side": cube})
-    profile = _measure_areas(profile, per_colour)
-    _check_counted_alike(profile, per_colour)
-    return profile
+    # Each colour picture counted once with the learned colours: the cubes found do not
+    # depend on the areas measured from them.
+    counted = _count_own_pictures(profile, per_colour)
+    _check_counted_alike(profile, counted)
+    return _measure_areas(profile, counted)
 
 
 def _footprint_side(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> float | None:
@@ -421,18 +429,31 @@ def _shadow_offset(
     return (float(dx[col]), float(dy[row]))
 
 
-def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> Profile:
+def _count_own_pictures(
+    profile: Profile, per_colour: Mapping[Colour, BGRImage]
+) -> dict[Colour, tuple[Comparison, list[Found]]]:
+    """Each colour picture compared with the empty tray and counted with `profile`."""
+    prepared = profile.prepared()
+    counted: dict[Colour, tuple[Comparison, list[Found]]] = {}
+    for colour in COLOURS:
+        comparison = compare(profile.view.warp(per_colour[colour]), prepared.reference)
+        counted[colour] = (comparison, find_cubes(comparison, profile).cubes)
+    return counted
+
+
+def _measure_areas(
+    profile: Profile, counted: Mapping[Colour, tuple[Comparison, list[Found]]]
+) -> Profile:
     """The profile with each colour's cube area measured the way counting will see it: the
     colour's evidence in its own picture divided by the cubes counting finds there.
 
     Counting weighs each pixel's evidence (edges mix with the tray, shading fits loosely), so
     one cube is worth less evidence than the plain changed area used to learn the colours.
     """
-    prepared = profile.prepared()
     models = dict(profile.colours)
     for index, colour in enumerate(COLOURS):
-        comparison = compare(profile.view.warp(per_colour[colour]), prepared.reference)
-        found = [c for c in find_cubes(comparison, profile).cubes if c.colour == index]
+        comparison, cubes = counted[colour]
+        found = [c for c in cubes if c.colour == index]
         plane = profile_evidence(comparison, profile).maps[index]
         mass, count = patch_masses(plane, found)
         # Only patches holding one cube: a miscount in a heap must not set the measure.
@@ -443,29 +464,29 @@ def _measure_areas(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> P
     return Profile.model_validate({**dict(profile), "colours": models})
 
 
-def _check_counted_alike(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> None:
-    """CalibrationError when counting a colour picture with the finished profile surely finds
+def _check_counted_alike(
+    profile: Profile, counted: Mapping[Colour, tuple[Comparison, list[Found]]]
+) -> None:
+    """CalibrationError when counting a colour picture with the learned colours surely finds
     cubes of another colour in it.
 
     The check while learning (`_check_distinct`) trusts only cubes lying alone; cubes of two
     colours touching in one picture slip past it and make that colour's model a blend of
-    both. The finished profile shows it: the strangers, fitting their own colour's model
+    both. Counting shows it: the strangers, fitting their own colour's model
     better, are counted as that colour, or the blended model takes the other picture's cubes
     for its own. It takes two sure strangers of one colour on the floor: a single one can be
     a cube's shadow on a print of that colour, and whatever lies on the rim changes with the
     light between shots. Black is left out: shadows on a dark print read as black cubes.
     """
-    prepared = profile.prepared()
-    reference = prepared.reference
+    reference = profile.prepared().reference
     # Where the empty tray was at the camera's limit, a darker picture shows a colour the
     # empty one never did (a pale print turns "white"): nothing to judge there.
     floor = reference.inside & (reference.peak < CLIPPED)
     black = COLOURS.index(Colour.BLACK)
     for index, colour in enumerate(COLOURS):
-        comparison = compare(profile.view.warp(per_colour[colour]), reference)
         strangers = Counter(
             COLOURS[cube.colour].value
-            for cube in find_cubes(comparison, profile).cubes
+            for cube in counted[colour][1]
             if cube.colour not in (index, black)
             and cube.confidence >= STRANGER_CONFIDENCE
             and floor[int(cube.y), int(cube.x)]
