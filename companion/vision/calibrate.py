@@ -84,6 +84,9 @@ COLOURED_CHROMA = 22.0
 # A cube that counting with the learned colours gives another colour than its picture's, this
 # surely, is a stranger (see `_check_counted_alike`).
 STRANGER_CONFIDENCE = 0.8
+# And this many of one colour on one picture's floor refuse the set (one alone can be a
+# cube's shadow on a print of that colour).
+STRANGERS_TO_REFUSE = 2
 # A pixel that changed in this many of the seven colour pictures belongs to the set-up.
 UNSTABLE_VOTES = 4
 # A region whose pixels are mostly shadow-like is a dark cube (or a cube the tray's colour):
@@ -429,21 +432,21 @@ def _shadow_offset(
     return (float(dx[col]), float(dy[row]))
 
 
-def _count_own_pictures(
-    profile: Profile, per_colour: Mapping[Colour, BGRImage]
-) -> dict[Colour, tuple[Comparison, list[Found]]]:
+# Each colour picture compared with the empty tray, and the cubes counting finds in it.
+Counted = dict[Colour, tuple[Comparison, list[Found]]]
+
+
+def _count_own_pictures(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> Counted:
     """Each colour picture compared with the empty tray and counted with `profile`."""
     prepared = profile.prepared()
-    counted: dict[Colour, tuple[Comparison, list[Found]]] = {}
+    counted: Counted = {}
     for colour in COLOURS:
         comparison = compare(profile.view.warp(per_colour[colour]), prepared.reference)
         counted[colour] = (comparison, find_cubes(comparison, profile).cubes)
     return counted
 
 
-def _measure_areas(
-    profile: Profile, counted: Mapping[Colour, tuple[Comparison, list[Found]]]
-) -> Profile:
+def _measure_areas(profile: Profile, counted: Counted) -> Profile:
     """The profile with each colour's cube area measured the way counting will see it: the
     colour's evidence in its own picture divided by the cubes counting finds there.
 
@@ -464,18 +467,15 @@ def _measure_areas(
     return Profile.model_validate({**dict(profile), "colours": models})
 
 
-def _check_counted_alike(
-    profile: Profile, counted: Mapping[Colour, tuple[Comparison, list[Found]]]
-) -> None:
+def _check_counted_alike(profile: Profile, counted: Counted) -> None:
     """CalibrationError when counting a colour picture with the learned colours surely finds
     cubes of another colour in it.
 
     The check while learning (`_check_distinct`) trusts only cubes lying alone; cubes of two
     colours touching in one picture slip past it and make that colour's model a blend of
-    both. Counting shows it: the strangers, fitting their own colour's model
-    better, are counted as that colour, or the blended model takes the other picture's cubes
-    for its own. It takes two sure strangers of one colour on the floor: a single one can be
-    a cube's shadow on a print of that colour, and whatever lies on the rim changes with the
+    both. Counting shows it: the strangers, fitting their own colour's model better, are
+    counted as that colour, or the blended model takes the other picture's cubes for its
+    own. Only sure strangers on the floor count: whatever lies on the rim changes with the
     light between shots. Black is left out: shadows on a dark print read as black cubes.
     """
     reference = profile.prepared().reference
@@ -491,7 +491,9 @@ def _check_counted_alike(
             and cube.confidence >= STRANGER_CONFIDENCE
             and floor[int(cube.y), int(cube.x)]
         )
-        others = sorted(other for other, number in strangers.items() if number >= 2)
+        others = sorted(
+            other for other, number in strangers.items() if number >= STRANGERS_TO_REFUSE
+        )
         if others:
             named = " or ".join(others)
             raise CalibrationError(

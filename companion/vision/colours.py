@@ -21,7 +21,7 @@ def distances2(
     inverses: NDArray[np.float32],
     clipped: NDArray[np.bool_] | None = None,
     saturated: NDArray[np.bool_] | None = None,
-    clipped_means: NDArray[np.float32] | None = None,
+    means_at_ceiling: NDArray[np.float32] | None = None,
 ) -> NDArray[np.float32]:
     """Squared Mahalanobis distance of N Lab pixels to each of K models: N x K.
 
@@ -29,12 +29,12 @@ def distances2(
     about as light as a model learned from clipped pixels or lighter (`clipped`, per model):
     the clip hid how light that colour is and its tint. A clearly darker pixel gets no slack
     there, so a clipped yellow does not take in the brown beside it. Saturated pixels are
-    compared with `clipped_means` when given (the models as this picture's clip shows them,
+    compared with `means_at_ceiling` when given (the models as this picture's clip shows them,
     see `through_ceiling`).
     """
     delta = pixels[:, None, :] - means[None, :, :]
-    if saturated is not None and clipped_means is not None and saturated.any():
-        delta[saturated] = pixels[saturated][:, None, :] - clipped_means[None, :, :]
+    if saturated is not None and means_at_ceiling is not None and saturated.any():
+        delta[saturated] = pixels[saturated][:, None, :] - means_at_ceiling[None, :, :]
     result: NDArray[np.float32] = np.einsum("nki,kij,nkj->nk", delta, inverses, delta)
     loose = np.zeros(result.shape, np.bool_)
     if saturated is not None:

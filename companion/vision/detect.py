@@ -317,11 +317,11 @@ def _colour_of(
     y: int,
     half: int,
     prepared: Prepared,
-    clipped_means: NDArray[np.float32],
+    means_at_ceiling: NDArray[np.float32],
 ) -> tuple[int, float, int]:
     """(best colour, margin over the next, next colour) of the median Lab within a box;
     judged against the models as the camera's clip shows them when most of the box is at
-    the camera's limit (`clipped_means`)."""
+    the camera's limit (`means_at_ceiling`)."""
     box = (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
     lab = comparison.lab
     pixels = lab[box][foreground[box]]
@@ -335,7 +335,7 @@ def _colour_of(
         prepared.inverses,
         prepared.clipped,
         np.array([at_limit]),
-        clipped_means,
+        means_at_ceiling,
     )[0]
     order = np.argsort(d2)
     best, second = int(order[0]), int(order[1])
@@ -404,7 +404,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         found = without_cast_shadows(found, offset, side, lightness, floor, changed)
     for index, x, y, fill in found:
         best, margin, second = _colour_of(
-            comparison, seen.foreground, x, y, half, prepared, seen.clipped_means
+            comparison, seen.foreground, x, y, half, prepared, seen.means_at_ceiling
         )
         runner_up = second if best == index else best
         if best != index:
@@ -427,7 +427,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         seen.foreground[box],
         seen.unexplained[box],
         seen.shadow[box],
-        seen.clipped_means,
+        seen.means_at_ceiling,
     )
     moved = [replace(c, x=c.x - left, y=c.y - top) for c in cubes]
     lone = lone_shade(moved, local.shadow, inside[box], side, offset)

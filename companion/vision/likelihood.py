@@ -49,7 +49,7 @@ class Evidence:
     shadow: Mask
     """Changed pixels that are only a darker version of the tray (shade), whether or not a
     dark colour also explains them."""
-    clipped_means: NDArray[np.float32]
+    means_at_ceiling: NDArray[np.float32]
     """K x 3: the colour models as this picture's clip shows them (see `through_ceiling`);
     what pixels at the camera's limit are compared with."""
 
