@@ -19,6 +19,7 @@ from companion.vision.detect import (
     looks_single,
     patch_masses,
     profile_evidence,
+    region_counts,
 )
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, Mask
@@ -447,24 +448,31 @@ def _count_own_pictures(profile: Profile, per_colour: Mapping[Colour, BGRImage])
 
 
 def _measure_areas(profile: Profile, counted: Counted) -> Profile:
-    """The profile with each colour's cube area measured the way counting will see it: the
-    colour's evidence in its own picture divided by the cubes counting finds there.
+    """The profile with each colour's cube area, and the changed area of a lone cube,
+    measured the way counting will see them: in the colour pictures, over the cubes counting
+    finds there.
 
     Counting weighs each pixel's evidence (edges mix with the tray, shading fits loosely), so
     one cube is worth less evidence than the plain changed area used to learn the colours.
+    Its changed area holds more than its top: the side faces the camera sees, more the
+    further the camera looks from the side.
     """
     models = dict(profile.colours)
+    lone_regions: list[float] = []
     for index, colour in enumerate(COLOURS):
         comparison, cubes = counted[colour]
         found = [c for c in cubes if c.colour == index]
-        plane = profile_evidence(comparison, profile).maps[index]
-        mass, count = patch_masses(plane, found)
+        seen = profile_evidence(comparison, profile)
+        mass, count = patch_masses(seen.maps[index], found)
         # Only patches holding one cube: a miscount in a heap must not set the measure.
         lone = mass[count == 1]
         if len(lone):
             models[colour] = models[colour].model_copy(update={"cube_area": float(np.median(lone))})
+        areas, holding = region_counts(cubes, seen.foreground)
+        lone_regions.extend(areas[holding == 1].tolist())
+    lone_area = float(np.median(lone_regions)) if lone_regions else 0.0
     # A fresh profile: a copy would keep the arrays prepared from the old models.
-    return Profile.model_validate({**dict(profile), "colours": models})
+    return Profile.model_validate({**dict(profile), "colours": models, "lone_cube_area": lone_area})
 
 
 def _check_counted_alike(profile: Profile, counted: Counted) -> None:

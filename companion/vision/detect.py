@@ -412,6 +412,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
     # A cube's own footprint: what one found cube accounts for in a region's area.
     typical = profile.cube_side**2
+    # A lone cube also shows the side faces the camera sees: never less than its top.
+    lone_area = max(profile.lone_cube_area, typical)
     shadow_area = profile.shadow.area if profile.shadow is not None else 0.0
     # The doubts look only at what changed: the box around it is all they need.
     rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
@@ -440,7 +442,14 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         # What the cubes found by their shadows cast is no longer lone.
         lone = lone_shade(implied, lone, inside[box], side, offset)
     doubts = _doubts(
-        moved + implied, local, side, typical, inside[box], prepared.areas, shadow_area, lone
+        moved + implied,
+        local,
+        side,
+        (typical, lone_area),
+        inside[box],
+        prepared.areas,
+        shadow_area,
+        lone,
     )
     for cube in implied:
         doubts.append(doubt.SEEN_BY_SHADOW.format(colour=COLOURS[cube.colour].value))
@@ -624,14 +633,15 @@ def _doubts(
     cubes: list[Found],
     seen: Evidence,
     side: float,
-    typical: float,
+    typical: tuple[float, float],
     inside: Mask,
     areas: NDArray[np.float64],
     shadow_area: float,
     lone: Mask,
 ) -> list[str]:
     """Why the cubes found may not be the whole truth, in words a player understands
-    (`lone`: the shade none of them casts, see `lone_shade`)."""
+    (`typical`: the changed area of one cube's top and of one lone cube, see `area_doubts`;
+    `lone`: the shade none of them casts, see `lone_shade`)."""
     reasons: list[str] = []
     covered = _explained(cubes, inside.shape, side)
     for cube in cubes:
@@ -642,7 +652,7 @@ def _doubts(
                 reasons.append(doubt.BETWEEN.format(colour=colour, other=other))
             else:
                 reasons.append(doubt.PARTLY_HIDDEN.format(colour=colour))
-    reasons.extend(_area_check(cubes, seen.foreground, typical))
+    reasons.extend(area_doubts(cubes, seen.foreground, typical))
     reasons.extend(_left_over(cubes, seen.maps, areas))
     reasons.extend(_long_shadows(cubes, seen, shadow_area))
     for number, first in enumerate(cubes):
@@ -784,21 +794,38 @@ def _long_shadows(cubes: list[Found], seen: Evidence, shadow_area: float) -> lis
     return []
 
 
-def _area_check(cubes: list[Found], foreground: Mask, typical: float) -> list[str]:
-    """Doubts where a connected changed region's area holds clearly more cubes than were
-    found in it (a cube hidden in a cluster, two merged into one peak)."""
+def region_counts(
+    cubes: list[Found], foreground: Mask
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """For each connected region of changed pixels (4-connected): its area (pixels) and how
+    many of `cubes` lie in it."""
     n, regions, stats, _ = cv2.connectedComponentsWithStats(
         foreground.astype(np.uint8), connectivity=4
     )
-    found = np.zeros(n, np.int32)
+    found = np.zeros(n, np.int64)
     for cube in cubes:
         found[regions[int(cube.y), int(cube.x)]] += 1
-    if found[1:].size and int(found[1:].max()) >= HEAP_CUBES:
+    return stats[1:, cv2.CC_STAT_AREA].astype(np.float64), found[1:]
+
+
+def area_doubts(cubes: list[Found], foreground: Mask, typical: tuple[float, float]) -> list[str]:
+    """Doubts where a connected changed region's area holds clearly more cubes than were
+    found in it (a cube hidden in a cluster, two merged into one peak).
+
+    `typical` is the area of one cube's top and the area one lone cube showed at calibration.
+    A region holding one cube is measured against the lone cube: the side faces the camera
+    sees add up to as much again as the top when the camera looks from the side. In a group
+    the cubes hide each other's sides, and one hidden among them shows only a sliver: there
+    each cube is worth just its top.
+    """
+    areas, found = region_counts(cubes, foreground)
+    if found.size and int(found.max()) >= HEAP_CUBES:
         # Cubes dropped in a heap rest on each other; one underneath leaves no trace.
         return [doubt.HEAP]
-    worth = stats[:, cv2.CC_STAT_AREA].astype(np.float64) / typical
-    extra = worth[1:] - found[1:]
-    if np.any((extra >= EXTRA_AREA_CUBES) & (found[1:] > 0)):
+    top, lone = typical
+    worth = np.where(found == 1, areas / lone, areas / top)
+    extra = worth - found
+    if np.any((extra >= EXTRA_AREA_CUBES) & (found > 0)):
         return [doubt.CLUSTER]
     return []
 
@@ -806,10 +833,12 @@ def _area_check(cubes: list[Found], foreground: Mask, typical: float) -> list[st
 __all__ = [
     "Detection",
     "Found",
+    "area_doubts",
     "find_cubes",
     "lone_shade",
     "patch_masses",
     "profile_evidence",
+    "region_counts",
     "select",
     "shadow_casters",
     "without_cast_shadows",

@@ -90,6 +90,13 @@ class Profile(BaseModel):
     view_width: int = Field(gt=0, description="Width of the top-down tray view, pixels.")
     view_height: int = Field(gt=0, description="Height of the top-down tray view, pixels.")
     cube_side: float = Field(gt=0, description="Side of a cube in the view, pixels.")
+    lone_cube_area: float = Field(
+        default=0.0,
+        ge=0,
+        description="Changed area one lone lying cube shows when counted (its top, the side "
+        "faces the camera sees, its blurred edges; not its shadow), view pixels; 0 when "
+        "calibration saw no cube lying alone.",
+    )
     noise: float = Field(ge=0, description="Typical colour difference between two shots, CIE76.")
     empty_view_png: str = Field(description="The empty tray in the view, PNG bytes in base64.")
     unstable_png: str = Field(

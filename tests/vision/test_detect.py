@@ -10,9 +10,11 @@ import pytest
 from companion.core.cubes import Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
+from companion.vision import reasons as doubt
 from companion.vision.colours import LOOSE_SLACK, distances2, through_ceiling
 from companion.vision.detect import (
     Found,
+    area_doubts,
     covered_print,
     lone_shade,
     select,
@@ -84,6 +86,36 @@ def test_a_cube_and_a_half_is_one_cube() -> None:
     plane[26:35, 35:39] = 1.0
     found = select(plane[None, :, :], SIDE, np.ones(plane.shape, np.bool_))
     assert len(found) == 1
+
+
+def _region(size: tuple[int, int], *cubes: tuple[int, int]) -> tuple[np.ndarray, list[Found]]:
+    """A changed region of `size` (width, height) pixels from (10, 10), and a cube found at
+    each (x, y)."""
+    foreground = np.zeros((60, 90), np.bool_)
+    foreground[10 : 10 + size[1], 10 : 10 + size[0]] = True
+    return foreground, [Found(0, float(x), float(y), 1.0, 9.0, 1) for x, y in cubes]
+
+
+def test_a_lone_cube_is_measured_against_the_side_faces_a_lone_cube_shows() -> None:
+    top = 100.0  # a cube's top: 10 x 10 pixels
+    # One cube and the two side faces a camera looking from the side sees: 16 x 10 pixels.
+    foreground, cubes = _region((16, 10), (18, 15))
+    assert area_doubts(cubes, foreground, (top, 150.0)) == []
+    # Measured against its top alone, it would look like a cube and a half.
+    assert area_doubts(cubes, foreground, (top, top)) == [doubt.CLUSTER]
+    # Clearly more than a lone cube shows is one hidden beside it.
+    foreground, cubes = _region((24, 10), (18, 15))
+    assert area_doubts(cubes, foreground, (top, 150.0)) == [doubt.CLUSTER]
+
+
+def test_in_a_group_each_cube_is_worth_its_top() -> None:
+    # Two touching cubes hide each other's side faces, and a third hidden under them shows
+    # only a sliver: 26 x 10 pixels hold more than two tops even though two lone cubes
+    # would show 300 pixels.
+    foreground, cubes = _region((26, 10), (15, 15), (25, 15))
+    assert area_doubts(cubes, foreground, (100.0, 150.0)) == [doubt.CLUSTER]
+    foreground, cubes = _region((22, 10), (15, 15), (25, 15))
+    assert area_doubts(cubes, foreground, (100.0, 150.0)) == []
 
 
 def _comparison(lab: np.ndarray, shadow: np.ndarray) -> Comparison:
@@ -219,6 +251,11 @@ def test_found_cubes_are_placed_on_the_true_cubes(cal: CalibrationSet, profile: 
         for cube in reading.cubes:
             nearest = min(np.hypot(cube.x - t.x, cube.y - t.y) for t in shot.cubes)
             assert nearest < tolerance, (colour, nearest, tolerance)
+
+
+def test_calibration_measures_what_a_lone_cube_shows(profile: Profile) -> None:
+    # Its top and the side faces the camera sees: more than the top, less than three tops.
+    assert 1.0 < profile.lone_cube_area / profile.cube_side**2 < 3.0
 
 
 def test_a_picture_of_another_size_is_refused(profile: Profile) -> None:
