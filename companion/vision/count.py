@@ -74,7 +74,7 @@ def read_tray(
     tray_view = profile.view
     view = tray_view.warp(image)
     comparison = compare(view, prepared.reference)
-    at_edge = _change_at_view_edge(comparison, profile)
+    at_edge = change_at_view_edge(comparison, profile)
     moved = None
     # A camera or tray moved since calibration changes the view's edge (the rim moved) or
     # loses the tray; only then is the move measured (about 2 ms).
@@ -128,7 +128,7 @@ def _tray_lost(comparison: Comparison) -> bool:
     return comparison.matching < MIN_MATCHING or comparison.structure < MIN_STRUCTURE
 
 
-def _change_at_view_edge(comparison: Comparison, profile: Profile) -> bool:
+def change_at_view_edge(comparison: Comparison, profile: Profile) -> bool:
     """Whether a cube-sized change touches the view's outer edge.
 
     The view keeps a margin around the floor for cubes against the walls; something that
@@ -142,7 +142,13 @@ def _change_at_view_edge(comparison: Comparison, profile: Profile) -> bool:
     if prepared.reference.local_noise is not None:
         limit = np.maximum(limit, EDGE_NOISE_FACTOR * prepared.reference.local_noise.ravel()[edge])
     strong = (comparison.difference.ravel()[edge] > limit) & ~comparison.shadow_like.ravel()[edge]
-    return float(strong.sum()) >= EDGE_CUBES * profile.cube_side * prepared.edge_width
+    # A cube there changes one compact patch of the band; grain or print outside the tray
+    # under a slightly different light scatters single pixels all along it.
+    band = np.zeros(comparison.difference.shape, np.uint8)
+    band.ravel()[edge[strong]] = 1
+    n, _, stats, _ = cv2.connectedComponentsWithStats(band, connectivity=8)
+    largest = float(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0.0
+    return largest >= EDGE_CUBES * profile.cube_side * prepared.edge_width
 
 
 def _annotated(
@@ -161,4 +167,4 @@ def _annotated(
     return draw(image, cubes, counts, profile.cube_side * per_view * 0.6, confident, reasons)
 
 
-__all__ = ["check_size", "read_tray"]
+__all__ = ["change_at_view_edge", "check_size", "read_tray"]

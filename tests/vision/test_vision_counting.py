@@ -11,6 +11,8 @@ from conftest import calibrate_set
 from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.tray_render import CalibrationSet, TrayScene, calibration_set, render
 from companion.vision import CalibrationError, Profile, read_tray
+from companion.vision.count import EDGE_CUBES, change_at_view_edge
+from companion.vision.segment import compare
 
 # A true cube showing less than this share of its outline is out of any camera's sight.
 HIDDEN = 0.2
@@ -93,6 +95,32 @@ def test_reading_json_has_all_colours(cal: CalibrationSet, profile: Profile) -> 
     assert list(data["counts"]) == [c.value for c in COLOURS]
     assert set(data) == {"counts", "confidence", "confident", "reasons", "cubes"}
     assert all(set(c) == {"colour", "x", "y", "confidence"} for c in data["cubes"])
+
+
+def test_only_a_compact_change_at_the_view_edge_doubts_the_reading(
+    cal: CalibrationSet, profile: Profile
+) -> None:
+    prepared = profile.prepared()
+    comparison = compare(profile.view.warp(cal.empty.image), prepared.reference)
+    assert not change_at_view_edge(comparison, profile)
+    height, width = comparison.difference.shape
+    ys, xs = np.divmod(prepared.edge, width)
+    needed = EDGE_CUBES * profile.cube_side * prepared.edge_width
+    # Wood grain outside the tray under a slightly changed light: single pixels all along
+    # the band, together many times what a cube needs.
+    grain = (ys % 2 == 0) & (xs % 2 == 0)
+    assert grain.sum() > 10 * needed
+    scattered = np.zeros_like(comparison.difference)
+    scattered.ravel()[prepared.edge[grain]] = 100.0
+    assert not change_at_view_edge(replace(comparison, difference=scattered), profile)
+    # A cube on the rim: one patch of the band at the top, just the area a cube needs.
+    top = ys < height // 2
+    reach = 1
+    while ((np.abs(xs - width // 2) <= reach) & top).sum() < needed:
+        reach += 1
+    patch = np.zeros_like(comparison.difference)
+    patch.ravel()[prepared.edge[(np.abs(xs - width // 2) <= reach) & top]] = 100.0
+    assert change_at_view_edge(replace(comparison, difference=patch), profile)
 
 
 @pytest.mark.parametrize("condition", ["hand", "no-tray", "dark"])
