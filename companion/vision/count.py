@@ -142,13 +142,15 @@ def change_at_view_edge(comparison: Comparison, profile: Profile) -> bool:
     if prepared.reference.local_noise is not None:
         limit = np.maximum(limit, EDGE_NOISE_FACTOR * prepared.reference.local_noise.ravel()[edge])
     strong = (comparison.difference.ravel()[edge] > limit) & ~comparison.shadow_like.ravel()[edge]
+    needed = EDGE_CUBES * profile.cube_side * prepared.edge_width
+    if float(strong.sum()) < needed:
+        return False
     # A cube there changes one compact patch of the band; grain or print outside the tray
     # under a slightly different light scatters single pixels all along it.
     band = np.zeros(comparison.difference.shape, np.uint8)
     band.ravel()[edge[strong]] = 1
     n, _, stats, _ = cv2.connectedComponentsWithStats(band, connectivity=8)
-    largest = float(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0.0
-    return largest >= EDGE_CUBES * profile.cube_side * prepared.edge_width
+    return n > 1 and float(stats[1:, cv2.CC_STAT_AREA].max()) >= needed
 
 
 def _annotated(
