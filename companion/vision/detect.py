@@ -410,10 +410,10 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         if best != index:
             margin = 0.0
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
-    # A cube's own footprint: what one found cube accounts for in a region's area.
-    typical = profile.cube_side**2
-    # A lone cube also shows the side faces the camera sees: never less than its top.
-    lone_area = max(profile.lone_cube_area, typical)
+    # What one found cube accounts for in a region's area: the square its colour covers, and
+    # for a lone cube all it changes (never less than that square; 0 in older profiles).
+    cube_square = profile.cube_side**2
+    lone_cube = max(profile.lone_cube_area, cube_square)
     shadow_area = profile.shadow.area if profile.shadow is not None else 0.0
     # The doubts look only at what changed: the box around it is all they need.
     rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
@@ -445,7 +445,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         moved + implied,
         local,
         side,
-        (typical, lone_area),
+        (cube_square, lone_cube),
         inside[box],
         prepared.areas,
         shadow_area,
@@ -633,15 +633,15 @@ def _doubts(
     cubes: list[Found],
     seen: Evidence,
     side: float,
-    typical: tuple[float, float],
+    region_areas: tuple[float, float],
     inside: Mask,
     areas: NDArray[np.float64],
     shadow_area: float,
     lone: Mask,
 ) -> list[str]:
     """Why the cubes found may not be the whole truth, in words a player understands
-    (`typical`: the changed area of one cube's top and of one lone cube, see `area_doubts`;
-    `lone`: the shade none of them casts, see `lone_shade`)."""
+    (`region_areas`: the square one cube's colour covers and all one lone cube changes, see
+    `area_doubts`; `lone`: the shade none of them casts, see `lone_shade`)."""
     reasons: list[str] = []
     covered = _explained(cubes, inside.shape, side)
     for cube in cubes:
@@ -652,7 +652,7 @@ def _doubts(
                 reasons.append(doubt.BETWEEN.format(colour=colour, other=other))
             else:
                 reasons.append(doubt.PARTLY_HIDDEN.format(colour=colour))
-    reasons.extend(area_doubts(cubes, seen.foreground, typical))
+    reasons.extend(area_doubts(cubes, seen.foreground, *region_areas))
     reasons.extend(_left_over(cubes, seen.maps, areas))
     reasons.extend(_long_shadows(cubes, seen, shadow_area))
     for number, first in enumerate(cubes):
@@ -808,22 +808,23 @@ def region_counts(
     return stats[1:, cv2.CC_STAT_AREA].astype(np.float64), found[1:]
 
 
-def area_doubts(cubes: list[Found], foreground: Mask, typical: tuple[float, float]) -> list[str]:
+def area_doubts(
+    cubes: list[Found], foreground: Mask, cube_square: float, lone_cube: float
+) -> list[str]:
     """Doubts where a connected changed region's area holds clearly more cubes than were
     found in it (a cube hidden in a cluster, two merged into one peak).
 
-    `typical` is the area of one cube's top and the area one lone cube showed at calibration.
-    A region holding one cube is measured against the lone cube: the side faces the camera
-    sees add up to as much again as the top when the camera looks from the side. In a group
-    the cubes hide each other's sides, and one hidden among them shows only a sliver: there
-    each cube is worth just its top.
+    A region holding one cube is measured against `lone_cube`, the area one lone cube changed
+    at calibration: with the shaded side faces and blurred edges around the square its colour
+    covers (`cube_square`) that is 1.1 to 2.3 times the square, the more the further the
+    camera looks from the side. In a group the cubes hide each other's sides, and one hidden
+    among them shows only a sliver: there each cube is worth just `cube_square`.
     """
     areas, found = region_counts(cubes, foreground)
     if found.size and int(found.max()) >= HEAP_CUBES:
         # Cubes dropped in a heap rest on each other; one underneath leaves no trace.
         return [doubt.HEAP]
-    top, lone = typical
-    worth = np.where(found == 1, areas / lone, areas / top)
+    worth = np.where(found == 1, areas / lone_cube, areas / cube_square)
     extra = worth - found
     if np.any((extra >= EXTRA_AREA_CUBES) & (found > 0)):
         return [doubt.CLUSTER]

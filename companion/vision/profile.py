@@ -93,9 +93,9 @@ class Profile(BaseModel):
     lone_cube_area: float = Field(
         default=0.0,
         ge=0,
-        description="Changed area one lone lying cube shows when counted (its top, the side "
-        "faces the camera sees, its blurred edges; not its shadow), view pixels; 0 when "
-        "calibration saw no cube lying alone.",
+        description="Changed area one lone lying cube shows when counted (the square its "
+        "colour covers, the shaded side faces, blurred edges; not its shadow), view pixels; "
+        "0 when calibration saw no cube lying alone.",
     )
     noise: float = Field(ge=0, description="Typical colour difference between two shots, CIE76.")
     empty_view_png: str = Field(description="The empty tray in the view, PNG bytes in base64.")

@@ -97,25 +97,25 @@ def _region(size: tuple[int, int], *cubes: tuple[int, int]) -> tuple[np.ndarray,
 
 
 def test_a_lone_cube_is_measured_against_the_side_faces_a_lone_cube_shows() -> None:
-    top = 100.0  # a cube's top: 10 x 10 pixels
-    # One cube and the two side faces a camera looking from the side sees: 16 x 10 pixels.
+    square = 100.0  # the square a cube's colour covers: 10 x 10 pixels
+    # One cube and the shaded side faces a camera looking from the side sees: 16 x 10 pixels.
     foreground, cubes = _region((16, 10), (18, 15))
-    assert area_doubts(cubes, foreground, (top, 150.0)) == []
-    # Measured against its top alone, it would look like a cube and a half.
-    assert area_doubts(cubes, foreground, (top, top)) == [doubt.CLUSTER]
+    assert area_doubts(cubes, foreground, square, 150.0) == []
+    # Measured against that square alone, it would look like a cube and a half.
+    assert area_doubts(cubes, foreground, square, square) == [doubt.CLUSTER]
     # Clearly more than a lone cube shows is one hidden beside it.
     foreground, cubes = _region((24, 10), (18, 15))
-    assert area_doubts(cubes, foreground, (top, 150.0)) == [doubt.CLUSTER]
+    assert area_doubts(cubes, foreground, square, 150.0) == [doubt.CLUSTER]
 
 
-def test_in_a_group_each_cube_is_worth_its_top() -> None:
+def test_in_a_group_each_cube_is_worth_the_square_its_colour_covers() -> None:
     # Two touching cubes hide each other's side faces, and a third hidden under them shows
-    # only a sliver: 26 x 10 pixels hold more than two tops even though two lone cubes
+    # only a sliver: 26 x 10 pixels hold more than two squares even though two lone cubes
     # would show 300 pixels.
     foreground, cubes = _region((26, 10), (15, 15), (25, 15))
-    assert area_doubts(cubes, foreground, (100.0, 150.0)) == [doubt.CLUSTER]
+    assert area_doubts(cubes, foreground, 100.0, 150.0) == [doubt.CLUSTER]
     foreground, cubes = _region((22, 10), (15, 15), (25, 15))
-    assert area_doubts(cubes, foreground, (100.0, 150.0)) == []
+    assert area_doubts(cubes, foreground, 100.0, 150.0) == []
 
 
 def _comparison(lab: np.ndarray, shadow: np.ndarray) -> Comparison:
