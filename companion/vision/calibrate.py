@@ -454,8 +454,8 @@ def _measure_areas(profile: Profile, counted: Counted) -> Profile:
 
     Counting weighs each pixel's evidence (edges mix with the tray, shading fits loosely), so
     one cube is worth less evidence than the plain changed area used to learn the colours.
-    Its changed area holds more than its top: the side faces the camera sees, more the
-    further the camera looks from the side.
+    A lone cube changes more than the square its colour covers: its shaded side faces and
+    blurred edges too, the more so the further the camera leans from straight above.
     """
     models = dict(profile.colours)
     lone_regions: list[float] = []

@@ -445,7 +445,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         moved + implied,
         local,
         side,
-        (cube_square, lone_cube),
+        cube_square,
+        lone_cube,
         inside[box],
         prepared.areas,
         shadow_area,
@@ -633,15 +634,16 @@ def _doubts(
     cubes: list[Found],
     seen: Evidence,
     side: float,
-    region_areas: tuple[float, float],
+    cube_square: float,
+    lone_cube: float,
     inside: Mask,
     areas: NDArray[np.float64],
     shadow_area: float,
     lone: Mask,
 ) -> list[str]:
     """Why the cubes found may not be the whole truth, in words a player understands
-    (`region_areas`: the square one cube's colour covers and all one lone cube changes, see
-    `area_doubts`; `lone`: the shade none of them casts, see `lone_shade`)."""
+    (`cube_square`, `lone_cube`: the square one cube's colour covers and all one lone cube
+    changes, see `area_doubts`; `lone`: the shade none of them casts, see `lone_shade`)."""
     reasons: list[str] = []
     covered = _explained(cubes, inside.shape, side)
     for cube in cubes:
@@ -652,7 +654,7 @@ def _doubts(
                 reasons.append(doubt.BETWEEN.format(colour=colour, other=other))
             else:
                 reasons.append(doubt.PARTLY_HIDDEN.format(colour=colour))
-    reasons.extend(area_doubts(cubes, seen.foreground, *region_areas))
+    reasons.extend(area_doubts(cubes, seen.foreground, cube_square, lone_cube))
     reasons.extend(_left_over(cubes, seen.maps, areas))
     reasons.extend(_long_shadows(cubes, seen, shadow_area))
     for number, first in enumerate(cubes):
@@ -816,8 +818,8 @@ def area_doubts(
 
     A region holding one cube is measured against `lone_cube`, the area one lone cube changed
     at calibration: with the shaded side faces and blurred edges around the square its colour
-    covers (`cube_square`) that is 1.1 to 2.3 times the square, the more the further the
-    camera looks from the side. In a group the cubes hide each other's sides, and one hidden
+    covers (`cube_square`) that is 1.1 to 2.3 times the square, the more so the further the
+    camera leans from straight above. In a group the cubes hide each other's sides, and one hidden
     among them shows only a sliver: there each cube is worth just `cube_square`.
     """
     areas, found = region_counts(cubes, foreground)
