@@ -645,7 +645,6 @@ def _doubts(
     (`cube_square`, `lone_cube`: the square one cube's colour covers and all one lone cube
     changes, see `area_doubts`; `lone`: the shade none of them casts, see `lone_shade`)."""
     reasons: list[str] = []
-    covered = _explained(cubes, inside.shape, side)
     for cube in cubes:
         if cube.confidence < 0.5:
             colour = COLOURS[cube.colour].value
@@ -663,22 +662,8 @@ def _doubts(
             if first.colour == second.colour and apart < CLOSE_PAIR:
                 # Lying tops cannot be this close: one cube seen twice, or one leaning.
                 reasons.append(doubt.FOUND_TWICE.format(colour=COLOURS[first.colour].value))
-    area = side * side
+    reasons.extend(unexplained_doubts(cubes, seen, lone, inside, side))
     footprint = (side / WORKING_SIDE) ** 2
-    left = (seen.foreground & ~covered.astype(np.bool_)).astype(np.uint8)
-    n, regions, stats, _ = cv2.connectedComponentsWithStats(left, connectivity=8)
-    for index in range(1, n):
-        # Measured against a cube's own footprint: a cube no colour explains shows that much.
-        if float(stats[index, cv2.CC_STAT_AREA]) < UNEXPLAINED_CUBES * footprint:
-            continue
-        x, y, w, h = (int(v) for v in stats[index, :4])
-        region = regions[y : y + h, x : x + w] == index
-        over_rim = bool((region & ~inside[y : y + h, x : x + w]).mean() > 0.2)
-        unexplained = float((seen.unexplained[y : y + h, x : x + w] & region).sum()) / area
-        if unexplained >= HAND_CUBES or (over_rim and unexplained >= 1.0):
-            reasons.append(doubt.HAND)
-        else:
-            reasons.append(doubt.MAYBE_CUBE)
     # A shadow lies beside the cube that casts it, on the side away from the light; shade
     # with no found cube to cast it is a cube the colours missed (a dark one, or one the
     # print beneath hides) or its shadow.
@@ -692,6 +677,37 @@ def _doubts(
         if number > CUBES_PER_COLOUR:
             reasons.append(doubt.TOO_MANY.format(limit=CUBES_PER_COLOUR, colour=colour.value))
     return list(dict.fromkeys(reasons))
+
+
+def unexplained_doubts(
+    cubes: list[Found], seen: Evidence, lone: Mask, inside: Mask, side: float
+) -> list[str]:
+    """Doubts for changed regions no found cube accounts for: a hand when much of one fits
+    no colour (or it reaches over the rim), else something that may be a cube.
+
+    Shade a found cube casts, or that lies beside it, is that cube's even where a dark colour
+    fits it (`lone` is the shade none of them casts, see `lone_shade`).
+    """
+    covered = _explained(cubes, inside.shape, side).astype(np.bool_)
+    theirs = seen.shadow & ~lone
+    left = (seen.foreground & ~covered & ~theirs).astype(np.uint8)
+    area = side * side
+    footprint = (side / WORKING_SIDE) ** 2
+    reasons: list[str] = []
+    n, regions, stats, _ = cv2.connectedComponentsWithStats(left, connectivity=8)
+    for index in range(1, n):
+        # Measured against a cube's own footprint: a cube no colour explains shows that much.
+        if float(stats[index, cv2.CC_STAT_AREA]) < UNEXPLAINED_CUBES * footprint:
+            continue
+        x, y, w, h = (int(v) for v in stats[index, :4])
+        region = regions[y : y + h, x : x + w] == index
+        over_rim = bool((region & ~inside[y : y + h, x : x + w]).mean() > 0.2)
+        unexplained = float((seen.unexplained[y : y + h, x : x + w] & region).sum()) / area
+        if unexplained >= HAND_CUBES or (over_rim and unexplained >= 1.0):
+            reasons.append(doubt.HAND)
+        else:
+            reasons.append(doubt.MAYBE_CUBE)
+    return reasons
 
 
 def _left_over(
@@ -844,5 +860,6 @@ __all__ = [
     "region_counts",
     "select",
     "shadow_casters",
+    "unexplained_doubts",
     "without_cast_shadows",
 ]

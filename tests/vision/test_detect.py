@@ -19,9 +19,10 @@ from companion.vision.detect import (
     lone_shade,
     select,
     shadow_casters,
+    unexplained_doubts,
     without_cast_shadows,
 )
-from companion.vision.likelihood import evidence
+from companion.vision.likelihood import Evidence, evidence
 from companion.vision.segment import Comparison, gradient
 
 SIDE = 12.0
@@ -116,6 +117,25 @@ def test_in_a_group_each_cube_is_worth_the_square_its_colour_covers() -> None:
     assert area_doubts(cubes, foreground, 100.0, 150.0) == [doubt.CLUSTER]
     foreground, cubes = _region((22, 10), (15, 15), (25, 15))
     assert area_doubts(cubes, foreground, 100.0, 150.0) == []
+
+
+def test_shade_beside_a_found_cube_is_that_cube_s_even_where_a_dark_colour_fits_it() -> None:
+    shape = (60, 90)
+    inside = np.ones(shape, np.bool_)
+    cube = Found(0, 30.0, 30.0, 1.0, 9.0, 1)
+    foreground = np.zeros(shape, np.bool_)
+    foreground[26:35, 26:35] = True
+    # Shade beyond the square the cube explains, fitting a dark colour well enough to count
+    # as foreground.
+    strip = np.zeros(shape, np.bool_)
+    strip[26:35, 38:46] = True
+    foreground |= strip
+    none = np.zeros(shape, np.bool_)
+    seen = Evidence(np.zeros((1, *shape), np.float32), foreground, none, strip, np.zeros((1, 3)))
+    # The cube casts it (no shade is lone): nothing is left unexplained.
+    assert unexplained_doubts([cube], seen, none, inside, SIDE) == []
+    # Shade no found cube casts may be a dark cube.
+    assert unexplained_doubts([cube], seen, strip, inside, SIDE) == [doubt.MAYBE_CUBE]
 
 
 def _comparison(lab: np.ndarray, shadow: np.ndarray) -> Comparison:
