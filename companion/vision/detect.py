@@ -159,6 +159,11 @@ class Detection:
     doubts: list[str]
 
 
+def _cube_footprint(side: float) -> float:
+    """The square one lying cube's colour covers (view pixels), from a working side."""
+    return (side / WORKING_SIDE) ** 2
+
+
 def _odd(value: float) -> int:
     """The nearest odd integer of at least 3."""
     return max(3, round(value) | 1)
@@ -548,7 +553,7 @@ def shadow_casters(
     `models` the colours' means, inverse covariances and which were clipped.
     """
     n, _, stats, centres = cv2.connectedComponentsWithStats(lone.astype(np.uint8), connectivity=8)
-    footprint = (side / WORKING_SIDE) ** 2
+    footprint = _cube_footprint(side)
     half = max(1, int(BOX * side / 2))
     spacing = MIN_SPACING * side
     found: list[Found] = []
@@ -607,7 +612,7 @@ def _print_covered(
     )
     explained = cv2.dilate(_explained(cubes, gone.shape, side), np.ones((3, 3), np.uint8))
     gone &= ~explained.astype(np.bool_)
-    return float(gone.sum()) >= COVERED_CUBES * (side / WORKING_SIDE) ** 2
+    return float(gone.sum()) >= COVERED_CUBES * _cube_footprint(side)
 
 
 def covered_print(
@@ -663,7 +668,7 @@ def _doubts(
                 # Lying tops cannot be this close: one cube seen twice, or one leaning.
                 reasons.append(doubt.FOUND_TWICE.format(colour=COLOURS[first.colour].value))
     reasons.extend(unexplained_doubts(cubes, seen, lone, inside, side))
-    footprint = (side / WORKING_SIDE) ** 2
+    footprint = _cube_footprint(side)
     # A shadow lies beside the cube that casts it, on the side away from the light; shade
     # with no found cube to cast it is a cube the colours missed (a dark one, or one the
     # print beneath hides) or its shadow.
@@ -692,7 +697,7 @@ def unexplained_doubts(
     theirs = seen.shadow & ~lone
     left = (seen.foreground & ~covered & ~theirs).astype(np.uint8)
     area = side * side
-    footprint = (side / WORKING_SIDE) ** 2
+    footprint = _cube_footprint(side)
     reasons: list[str] = []
     n, regions, stats, _ = cv2.connectedComponentsWithStats(left, connectivity=8)
     for index in range(1, n):
