@@ -22,8 +22,9 @@ from companion.vision.detect import (
     region_counts,
 )
 from companion.vision.errors import CalibrationError
-from companion.vision.images import BGRImage, Mask
+from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.likelihood import cast_shadows
+from companion.vision.mixed import two_colours, two_kinds
 from companion.vision.profile import (
     ColourModel,
     Profile,
@@ -321,7 +322,7 @@ def _learn(
     models: dict[Colour, ColourModel] = {}
     for colour in COLOURS:
         models[colour] = _colour_model(colour, found[colour], comparisons[colour], typical, side)
-    _check_distinct(models, found, comparisons, typical)
+    _check_distinct(models, found, comparisons, typical, first.lab)
     shadow = _shadow_model(models, comparisons, first)
     provisional = Profile(
         picture_width=empty.shape[1],
@@ -586,13 +587,41 @@ def _other_hue(
     return bool(abs((angle + 180.0) % 360.0 - 180.0) > limit)
 
 
+def _stray_group(
+    comparison: Comparison,
+    floor: FloatImage,
+    found: _Found,
+    core: Mask,
+    side: float,
+    index: int,
+    models: tuple[NDArray[np.float32], NDArray[np.float32]],
+) -> list[str]:
+    """The colour of a group of whole cubes in one colour picture that is another colour
+    than the rest (see `mixed`), named by the other pictures' models; empty when none."""
+    groups = two_colours(comparison.lab, floor, core, found.regions, side)
+    if groups is None or not two_kinds(*groups):
+        return []
+    means, inverses = models
+    pair = np.array(groups, np.float32)
+    d2 = distances2(pair, means, inverses)
+    d2[:, index] = np.inf
+    stray = int(np.argmin(d2.min(axis=1)))
+    other = int(np.argmin(d2[stray]))
+    # The stray is surely that colour, and the rest surely not.
+    if d2[stray, other] <= STRANGER_FIT_D2 and d2[1 - stray, other] > NOT_THE_CUBE_D2:
+        return [COLOURS[other].value]
+    return []
+
+
 def _check_distinct(
     models: dict[Colour, ColourModel],
     found: dict[Colour, _Found],
     comparisons: dict[Colour, Comparison],
     typical: float,
+    floor: FloatImage,
 ) -> None:
-    """CalibrationError when a colour picture holds cubes that look like another colour."""
+    """CalibrationError when a colour picture holds cubes that look like another colour
+    (`floor`: the empty tray in Lab, view pixels)."""
     means = np.array([models[c].mean for c in COLOURS], np.float32)
     inverses = np.array(
         [np.linalg.inv(np.array(models[c].covariance)) for c in COLOURS], np.float32
@@ -655,6 +684,10 @@ def _check_distinct(
                     other = int(np.argmin(d2[member]))
                     if d2[member, other] <= min(STRANGER_FIT_D2, alone[member]):
                         strangers.append(COLOURS[other].value)
+        if not strangers:
+            strangers = _stray_group(
+                comparisons[colour], floor, regions, core, side, index, (means, inverses)
+            )
         if strangers:
             raise CalibrationError(
                 f"the {colour.value} picture holds cubes that look {', '.join(sorted(set(strangers)))}; "

@@ -136,6 +136,20 @@ def test_calibration_refuses_a_darker_colour_among_the_cubes() -> None:
         calibrate(warm.empty.image, pictures)
 
 
+def test_calibration_refuses_stray_cubes_of_a_pale_colour() -> None:
+    # Under warm light the blue cubes are nearly grey (too pale for a hue angle), and the
+    # red model learned from three red and two blue cubes grows broad enough to take in
+    # both: only the two groups of whole cubes in the red picture tell. The clean set
+    # calibrates.
+    warm = calibration_set(1653382305, "warm", tests=0, jpeg=False)
+    pictures = {colour: shot.image for colour, shot in warm.colours}
+    assert set(calibrate(warm.empty.image, pictures).colours) == set(COLOURS)
+    scene = TrayScene.random(1653382312, "warm", counts=Counts(red=3, blue=2), setup=warm.setup)
+    pictures[Colour.RED] = render(scene).image
+    with pytest.raises(CalibrationError, match="red picture holds cubes that look blue"):
+        calibrate(warm.empty.image, pictures)
+
+
 def test_profile_round_trip_and_load_errors(tmp_path: Path, profile: Profile) -> None:
     path = tmp_path / "profile.json"
     profile.save(path)

@@ -1,0 +1,120 @@
+"""Telling when one calibration picture holds cubes of two colours.
+
+Each colour picture must hold only cubes of its colour. A stray cube of another colour blends
+into that colour's model: the model grows broad enough to take in both, and counting later
+calls one colour the other. The blend shows in the cube pixels themselves: they fall into
+two groups of clearly different colour, each group lying together as whole cubes. Shading
+splits pixels too (a cube's lit top from its darker sides), but every cube then holds both
+groups, and the hue stays; a stray is a cube of one group alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.images import FloatImage, Mask
+
+# Lightness counts this much against a and b when grouping: shade moves it most.
+LIGHTNESS_WEIGHT = 0.5
+# Rounds of two-means grouping (it settles in a few on two clear colours).
+ROUNDS = 12
+# A group makes a whole cube where it holds this share of a cube's square in one region
+# (a cube's inner pixels, its edges left out, cover about half of it) and at least WHOLE of
+# that region's cube pixels.
+CUBE_PATCH = 0.35
+WHOLE = 0.8
+# Two kinds of cube differ in lightness by more than this (L units: a white cube in the
+# wall's shade against one in the lamp stays below it) or in hue by at least HUE_GAP (a and b
+# units off the other's hue).
+GREY_GAP = 40.0
+HUE_GAP = 12.0
+# A cube differs from the empty tray beneath it by at least this (CIE76).
+FLOOR_GAP = 20.0
+
+Groups = tuple[NDArray[np.float64], NDArray[np.float64]]
+
+
+def two_colours(
+    lab: FloatImage, floor: FloatImage, cube_pixels: Mask, regions: NDArray[np.int32], side: float
+) -> Groups | None:
+    """The median Lab colours of two groups of cube pixels that each make whole cubes of
+    their own, or None when the cube pixels (`cube_pixels`, view-sized) are one colour.
+
+    `regions` labels the picture's changed regions (0 none): a group makes a cube where it
+    holds nearly all of one region's cube pixels, a cube's worth of them, and unlike the
+    empty tray (`floor`, Lab) beneath them: a print's patch under another exposure is no
+    cube. Whether the two colours are two kinds of cube is `two_kinds`.
+    """
+    pixels = lab[cube_pixels].astype(np.float64)
+    smallest = CUBE_PATCH * side * side
+    if len(pixels) < 2 * smallest:
+        return None
+    labels = _two_means(pixels * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0]))
+    owners = regions[cube_pixels]
+    beneath = floor[cube_pixels].astype(np.float64)
+    size = np.bincount(owners)
+    for group in (0, 1):
+        held = np.bincount(owners[labels == group], minlength=len(size))
+        whole = np.flatnonzero((held >= smallest) & (held >= WHOLE * size))
+        if not any(
+            _unlike_floor(pixels, beneath, (labels == group) & (owners == region))
+            for region in whole
+            if region > 0
+        ):
+            return None
+    return np.median(pixels[labels == 0], axis=0), np.median(pixels[labels == 1], axis=0)
+
+
+def two_kinds(first: NDArray[np.float64], second: NDArray[np.float64]) -> bool:
+    """Whether two Lab colours are two kinds of cube rather than one under other light.
+
+    Shade and light scale a colour's chroma (a, b) along its hue and move its lightness:
+    two kinds differ in hue (the paler one lies off the ray the more colourful one's hue
+    draws from grey) or in lightness by more than shading does.
+    """
+    if abs(first[0] - second[0]) > GREY_GAP:
+        return True
+    vivid, pale = (
+        (first, second) if np.hypot(*first[1:]) >= np.hypot(*second[1:]) else (second, first)
+    )
+    chroma = float(np.hypot(*vivid[1:]))
+    if chroma < 1e-6:
+        return False
+    ray = vivid[1:] / chroma
+    along = float(pale[1:] @ ray)
+    off = (
+        float(np.hypot(*pale[1:])) if along < 0 else abs(float(pale[1] * ray[1] - pale[2] * ray[0]))
+    )
+    return off >= HUE_GAP
+
+
+def _unlike_floor(
+    pixels: NDArray[np.float64], beneath: NDArray[np.float64], chosen: NDArray[np.bool_]
+) -> bool:
+    """Whether the `chosen` pixels' colour differs from the empty tray's there like a cube's."""
+    change = np.median(pixels[chosen], axis=0) - np.median(beneath[chosen], axis=0)
+    return float(np.linalg.norm(change)) >= FLOOR_GAP
+
+
+def _two_means(features: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Each row's group (0 or 1) by two-means, started from the two rows furthest apart
+    along the spread's main axis (the same answer on every run)."""
+    centred = features - features.mean(axis=0)
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    along = centred @ axes[0]
+    centres = features[[int(np.argmin(along)), int(np.argmax(along))]]
+    labels = np.zeros(len(features), np.int64)
+    for step in range(ROUNDS):
+        distance = ((features[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+        new = np.argmin(distance, axis=1)
+        if step > 0 and (new == labels).all():
+            break
+        labels = new
+        for group in (0, 1):
+            if (labels == group).any():
+                centres[group] = features[labels == group].mean(axis=0)
+    return labels
+
+
+__all__ = ["two_colours", "two_kinds"]

@@ -1,0 +1,83 @@
+"""Telling a calibration picture's stray cubes of another colour from its own cubes' shading,
+on views built by hand so the right answer is known exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.vision.mixed import two_colours, two_kinds
+
+SIDE = 11.0
+RED = (40.0, 50.0, 35.0)
+PALE_BLUE = (30.0, 3.0, -14.0)
+
+
+FLOOR = (70.0, 4.0, 14.0)
+
+
+def _view(
+    cubes: list[tuple[int, int, tuple[float, float, float]]],
+    shaded_rows: int = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A Lab view of a beige floor with square cubes (x, y, colour), the empty floor, the
+    cubes' inner pixels (edges left out, as calibration takes them) and their regions.
+    `shaded_rows` of each cube's inner pixels are its shaded side: the same hue, darker and
+    less colourful."""
+    rng = np.random.default_rng(3)
+    lab = np.empty((80, 120, 3), np.float32)
+    lab[:] = FLOOR
+    floor = lab.copy()
+    inner = np.zeros((80, 120), np.bool_)
+    regions = np.zeros((80, 120), np.int32)
+    for number, (x, y, colour) in enumerate(cubes, start=1):
+        lab[y : y + 11, x : x + 11] = colour
+        if shaded_rows:
+            shade = lab[y + 11 - 2 - shaded_rows : y + 9, x : x + 11]
+            shade[..., 0] -= 15.0
+            shade[..., 1:] *= 0.6
+        regions[y : y + 11, x : x + 11] = number
+        inner[y + 2 : y + 9, x + 2 : x + 9] = True
+    lab += rng.normal(0.0, 1.5, lab.shape).astype(np.float32)
+    return lab, floor, inner, regions
+
+
+def test_stray_cubes_of_another_colour_make_a_group_of_their_own() -> None:
+    cubes = [(5, 5, RED), (30, 5, RED), (60, 40, RED), (90, 10, PALE_BLUE), (20, 55, PALE_BLUE)]
+    groups = two_colours(*_view(cubes), SIDE)
+    assert groups is not None
+    reds, blues = sorted(groups, key=lambda centre: -float(centre[1]))
+    assert np.allclose(reds, RED, atol=2.0)
+    assert np.allclose(blues, PALE_BLUE, atol=2.0)
+
+
+def test_shaded_sides_of_one_colour_are_not_two_colours() -> None:
+    # Every cube holds both groups (lit top, shaded side): no cube is of one group alone.
+    cubes = [(5, 5, RED), (30, 5, RED), (60, 40, RED), (90, 10, RED), (20, 55, RED)]
+    assert two_colours(*_view(cubes, shaded_rows=3), SIDE) is None
+
+
+def test_cubes_of_one_colour_are_one_group() -> None:
+    cubes = [(5, 5, RED), (30, 5, RED), (60, 40, RED)]
+    assert two_colours(*_view(cubes), SIDE) is None
+
+
+def test_too_few_cube_pixels_make_no_groups() -> None:
+    assert two_colours(*_view([(5, 5, RED)]), SIDE) is None
+
+
+def test_a_patch_of_print_like_the_floor_beneath_is_no_cube() -> None:
+    # The print under another exposure changed: its "cube" is the floor's own colour.
+    patch = (FLOOR[0] + 12.0, FLOOR[1], FLOOR[2] + 4.0)
+    cubes = [(5, 5, RED), (30, 5, RED), (60, 40, RED), (90, 10, patch)]
+    assert two_colours(*_view(cubes), SIDE) is None
+
+
+def test_two_kinds_differ_in_hue_or_far_in_lightness() -> None:
+    assert two_kinds(np.array(RED), np.array(PALE_BLUE))
+    # Yellow against orange-red: both vivid, hues apart.
+    assert two_kinds(np.array((60.0, 13.0, 57.0)), np.array((40.0, 47.0, 34.0)))
+    # White against black under warm light: one hue, far apart in lightness.
+    assert two_kinds(np.array((68.0, 15.0, 31.0)), np.array((24.0, 7.0, 13.0)))
+    # One black in the lamp, one in the wall's shade: same hue, a little lighter.
+    assert not two_kinds(np.array((35.7, 2.0, 34.0)), np.array((25.1, 2.0, 17.0)))
+    assert not two_kinds(np.array((50.0, 0.0, 0.0)), np.array((45.0, 0.0, 0.0)))
