@@ -72,6 +72,8 @@ class _Found:
     """Pixels that are cube rather than the shadow it casts."""
     singles: list[float]
     """Areas of the regions whose outline is one compact square (one cube alone)."""
+    dark: Mask
+    """The darker part of each region that is mostly shade: a dark cube, or a shadow."""
 
 
 # Cubes in one colour picture are of two colours when their hue angles differ this much
@@ -143,7 +145,12 @@ def _regions(view: BGRImage, reference: Reference) -> _Found:
         points = np.stack([xs, ys], axis=1).astype(np.float32)
         if len(points) >= 20 and looks_single(points):
             singles.append(areas[index - 1])
-    return _Found(cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32), cube, singles)
+    dark = np.zeros_like(cube)
+    for rows, columns, darker in shaded:
+        dark[rows, columns] |= darker
+    return _Found(
+        cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32), cube, singles, dark
+    )
 
 
 def _cube_area(areas: list[float]) -> float:
@@ -598,7 +605,9 @@ def _stray_group(
 ) -> list[str]:
     """The colour of a group of whole cubes in one colour picture that is another colour
     than the rest (see `mixed`), named by the other pictures' models; empty when none."""
-    groups = two_colours(comparison.lab, floor, core, found.regions, side)
+    # A black stray among lit cubes is all shade, which the core leaves out as a shadow:
+    # the regions' darker parts are looked at too.
+    groups = two_colours(comparison.lab, floor, core | found.dark, found.regions, side)
     if groups is None or not two_kinds(*groups):
         return []
     means, inverses = models
