@@ -134,20 +134,19 @@ def _regions(view: BGRImage, reference: Reference) -> _Found:
         darker = shadowy & (ratio <= np.median(ratio[shadowy]))
         shaded.append((slice(y, y + h), slice(x, x + w), darker))
         shaded_area += areas[index - 1]
+    dark = np.zeros_like(cube)
+    for rows, columns, darker in shaded:
+        dark[rows, columns] |= darker
     # All cubes of a picture are one colour: when most of them show themselves lit, a region
     # that is all shade is a shadow whose cube it lost touch with, not a dark cube.
     if lit_area <= shaded_area:
-        for rows, columns, darker in shaded:
-            cube[rows, columns] |= darker
+        cube |= dark
     singles = []
     for index in range(1, n):
         ys, xs = np.nonzero(regions == index)
         points = np.stack([xs, ys], axis=1).astype(np.float32)
         if len(points) >= 20 and looks_single(points):
             singles.append(areas[index - 1])
-    dark = np.zeros_like(cube)
-    for rows, columns, darker in shaded:
-        dark[rows, columns] |= darker
     return _Found(
         cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32), cube, singles, dark
     )
