@@ -10,14 +10,16 @@ from __future__ import annotations
 import argparse
 import json
 import queue
+import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from statistics import median
+from types import FrameType
 from typing import Any, TextIO
 
 from companion.cli.errors import CommandError
@@ -53,6 +55,8 @@ QUIET_MAX_S = 3.0
 MAX_ATTEMPTS = 3
 """Rounds of dropping one colour before calibrate gives up on it."""
 _POLL_S = 0.1
+# A SIGINT handler as `signal.getsignal` gives it (a function, SIG_DFL / SIG_IGN, or None).
+_Handler = Callable[[int, FrameType | None], Any] | int | None
 
 
 def register(subparsers: Any) -> None:
@@ -261,9 +265,11 @@ def run_watch(args: argparse.Namespace) -> int:
     printer = _Printer(args.json, sys.stdout)
     drops = 0
     seen = _counters(reader.status)
+    ctrl_c = threading.Event()
+    previous = _catch_ctrl_c(ctrl_c)
     reader.start()
     try:
-        while args.drops is None or drops < args.drops:
+        while not ctrl_c.is_set() and (args.drops is None or drops < args.drops):
             try:
                 item = inbox.get(timeout=_POLL_S)
             except queue.Empty:
@@ -281,12 +287,28 @@ def run_watch(args: argparse.Namespace) -> int:
             if counters != seen:
                 _emit_counters(printer, counters, seen, status)
                 seen = counters
-    except KeyboardInterrupt:
-        pass  # Ctrl-C is how a person ends watching: not an error
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
         reader.stop()
     printer.emit(f"stopped after {drops} drops", {"event": "stopped", "drops": drops})
     return 0
+
+
+def _catch_ctrl_c(pressed: threading.Event) -> _Handler:
+    """Make Ctrl-C set `pressed` instead of raising KeyboardInterrupt; returns the handler to
+    put back (None when not on the main thread, where Python delivers signals).
+
+    Ctrl-C is how a person ends watching, not an error. Raised as an exception it can land
+    inside the queue's `with` block between taking its lock and entering it, leaving the lock
+    held; the reader's final status then waits on that lock forever (seen once in 16
+    fresh-clone CI runs, with the machine busy with other work).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, lambda _signum, _frame: pressed.set())
+    return previous
 
 
 def _emit_counters(

@@ -204,6 +204,19 @@ def test_ctrl_c_ends_watch_with_status_0(board: SimulatedChute) -> None:
     assert out.splitlines()[-1] == "stopped after 0 drops"
 
 
+def test_watch_gives_ctrl_c_back_when_it_ends(
+    board: SimulatedChute, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Watching on the main thread, Ctrl-C only asks the loop to end; afterwards it is
+    # Python's own again.
+    before = signal.getsignal(signal.SIGINT)
+    ctrl_c = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+    ctrl_c.start()
+    assert main(["sensor", "watch", "--port", str(board.link)]) == 0
+    assert signal.getsignal(signal.SIGINT) is before
+    assert capsys.readouterr().out.splitlines()[-1] == "stopped after 0 drops"
+
+
 def test_a_missing_port_path_is_a_clear_error(
     tmp_path: Path, settings_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
