@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from statistics import median
-from types import FrameType
 from typing import Any, TextIO
 
 from companion.cli.errors import CommandError
@@ -55,8 +54,6 @@ QUIET_MAX_S = 3.0
 MAX_ATTEMPTS = 3
 """Rounds of dropping one colour before calibrate gives up on it."""
 _POLL_S = 0.1
-# A SIGINT handler as `signal.getsignal` gives it (a function, SIG_DFL / SIG_IGN, or None).
-_Handler = Callable[[int, FrameType | None], Any] | int | None
 
 
 def register(subparsers: Any) -> None:
@@ -266,7 +263,7 @@ def run_watch(args: argparse.Namespace) -> int:
     drops = 0
     seen = _counters(reader.status)
     ctrl_c = threading.Event()
-    previous = _catch_ctrl_c(ctrl_c)
+    give_back_ctrl_c = _catch_ctrl_c(ctrl_c)
     reader.start()
     try:
         while not ctrl_c.is_set() and (args.drops is None or drops < args.drops):
@@ -288,16 +285,15 @@ def run_watch(args: argparse.Namespace) -> int:
                 _emit_counters(printer, counters, seen, status)
                 seen = counters
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        give_back_ctrl_c()
         reader.stop()
     printer.emit(f"stopped after {drops} drops", {"event": "stopped", "drops": drops})
     return 0
 
 
-def _catch_ctrl_c(pressed: threading.Event) -> _Handler:
-    """Make Ctrl-C set `pressed` instead of raising KeyboardInterrupt; returns the handler to
-    put back (None when not on the main thread, where Python delivers signals).
+def _catch_ctrl_c(pressed: threading.Event) -> Callable[[], None]:
+    """Make Ctrl-C set `pressed` instead of raising KeyboardInterrupt (only on the main
+    thread, where Python delivers signals); returns what puts Python's handling back.
 
     Ctrl-C is how a person ends watching, not an error. Raised as an exception it can land
     inside the queue's `with` block between taking its lock and entering it, leaving the lock
@@ -305,10 +301,15 @@ def _catch_ctrl_c(pressed: threading.Event) -> _Handler:
     fresh-clone CI runs, with the machine busy with other work).
     """
     if threading.current_thread() is not threading.main_thread():
-        return None
+        return lambda: None
     previous = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, lambda _signum, _frame: pressed.set())
-    return previous
+
+    def give_back() -> None:
+        # None: the handler was not set from Python; Python's own default stands in.
+        signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
+
+    return give_back
 
 
 def _emit_counters(
