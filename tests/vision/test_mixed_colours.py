@@ -10,9 +10,10 @@ from companion.vision.mixed import two_colours, two_kinds
 SIDE = 11.0
 RED = (40.0, 50.0, 35.0)
 PALE_BLUE = (30.0, 3.0, -14.0)
-
-
 FLOOR = (70.0, 4.0, 14.0)
+# A smaller cube side for the same squares: then the lit or shaded part of one cube alone is
+# a cube's worth of pixels, and only holding most of a region tells a whole cube.
+SMALL_SIDE = 8.0
 
 
 def _view(
@@ -53,12 +54,13 @@ def test_stray_cubes_of_another_colour_make_a_group_of_their_own() -> None:
 def test_shaded_sides_of_one_colour_are_not_two_colours() -> None:
     # Every cube holds both groups (lit top, shaded side): no cube is of one group alone.
     cubes = [(5, 5, RED), (30, 5, RED), (60, 40, RED), (90, 10, RED), (20, 55, RED)]
-    assert two_colours(*_view(cubes, shaded_rows=3), SIDE) is None
+    assert two_colours(*_view(cubes, shaded_rows=3), SMALL_SIDE) is None
 
 
 def test_cubes_of_one_colour_are_one_group() -> None:
+    # Two-means splits the noise in two, half of each cube to either group.
     cubes = [(5, 5, RED), (30, 5, RED), (60, 40, RED)]
-    assert two_colours(*_view(cubes), SIDE) is None
+    assert two_colours(*_view(cubes), SMALL_SIDE) is None
 
 
 def test_too_few_cube_pixels_make_no_groups() -> None:
