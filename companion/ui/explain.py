@@ -82,6 +82,7 @@ CAMERA_REASONS: tuple[tuple[str, str], ...] = (
     (doubt.SEEN_BY_SHADOW, N_("a {colour} cube is seen only by its shadow")),
     (doubt.FOUND_TWICE, N_("two {colour} cubes may be one")),
     (doubt.TOO_MANY, N_("more than {limit} {colour} cubes counted")),
+    (doubt.OFF_COLOUR, N_("a {colour} cube looks unlike its calibration picture (other light or exposure?)")),
     (doubt.MAYBE_CUBE, N_("something that may be a cube or not")),
     (doubt.DARK_PATCH, N_("a dark patch that may be a cube or a shadow")),
     (doubt.HIDDEN_BESIDE, N_("a {colour} cube may be hidden under or beside others")),

@@ -23,6 +23,7 @@ from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
+from companion.vision.off_colour import off_colour_cubes
 from companion.vision.profile import Prepared, Profile
 from companion.vision.segment import Comparison, gradient
 
@@ -415,6 +416,23 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         if best != index:
             margin = 0.0
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
+    # A cube no colour explains any more (a brighter exposure moved a white off its model) is
+    # still counted when one colour explains it far better than the rest, but in doubt.
+    accounted: Mask = _explained(cubes, inside.shape, side).astype(np.bool_)
+    unaccounted = seen.unexplained & ~accounted
+    judged = (prepared.means, prepared.inverses, prepared.clipped, seen.means_at_ceiling)
+    off = [
+        Found(c.colour, c.x, c.y, MIN_FILL, c.margin, c.runner_up)
+        for c in off_colour_cubes(
+            unaccounted,
+            comparison,
+            prepared.reference.lab[:, :, 0],
+            inside,
+            _cube_footprint(side),
+            judged,
+        )
+    ]
+    cubes += off
     # What one found cube accounts for in a region's area: the square its colour covers, and
     # for a lone cube all it changes (never less than that square; 0 in older profiles).
     cube_square = profile.cube_side**2
@@ -457,6 +475,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         shadow_area,
         lone,
     )
+    for cube in off:
+        doubts.append(doubt.OFF_COLOUR.format(colour=COLOURS[cube.colour].value))
     for cube in implied:
         doubts.append(doubt.SEEN_BY_SHADOW.format(colour=COLOURS[cube.colour].value))
     if _print_covered(

@@ -24,6 +24,7 @@ PARTLY_HIDDEN = "a {colour} cube may be partly hidden or not a cube"
 SEEN_BY_SHADOW = "a {colour} cube is seen only by its shadow"
 FOUND_TWICE = "two {colour} cubes may be one"
 TOO_MANY = "more than {limit} {colour} cubes counted"
+OFF_COLOUR = "a {colour} cube looks unlike its calibration picture (other light or exposure?)"
 # What the cubes found leave unexplained.
 MAYBE_CUBE = "something that may be a cube or not"
 DARK_PATCH = "a dark patch that may be a cube or a shadow"
@@ -46,6 +47,7 @@ ALL = (
     SEEN_BY_SHADOW,
     FOUND_TWICE,
     TOO_MANY,
+    OFF_COLOUR,
     MAYBE_CUBE,
     DARK_PATCH,
     HIDDEN_BESIDE,

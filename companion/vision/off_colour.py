@@ -1,0 +1,103 @@
+"""Cubes whose colour drifted off every model, but towards one of them far more than the others.
+
+A colour model is learned from one calibration picture. A later picture taken with a brighter
+exposure (a camera that exposes each still anew) moves a white cube's colour further than the
+model's spread allows: its pixels change the tray yet no colour explains them, so they give no
+evidence and the cube is missed. Such a patch is still a cube when it has a cube's size and
+shape and one colour explains it far better than every other: it is counted as that colour,
+with a doubt, so the reading is never confident about it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.colours import distances2
+from companion.vision.images import FloatImage, Mask
+from companion.vision.segment import Comparison
+
+# The patch's area, in the squares one lying cube's colour covers: a cube with its edges
+# blurred into the floor shows less than one, one with a side face showing more.
+AREA = (0.4, 1.8)
+# Its longest extent (minimum-area rectangle), in the square's sides: no strip of rim or print.
+LONGEST = 1.6
+# Beyond the strict bound (likelihood.EXPLAINED_D2) but within this of its best colour
+# (squared Mahalanobis distance)...
+LOOSE_D2 = 100.0
+# ...and that colour far better than the next: the next at least this many times further (d²).
+APART = 1.8
+# Only patches lighter than the empty tray beneath them (L units): a darker change may be shade
+# the shadow test missed (a misaligned print edge, a hand's shadow), lighter means an object.
+LIGHTER_BY = 8.0
+
+
+@dataclass(frozen=True)
+class OffColour:
+    """A patch taken for a cube of the colour that explains it best (view pixels)."""
+
+    colour: int
+    x: float
+    y: float
+    margin: float
+    """How much further the next colour is (Mahalanobis units)."""
+    runner_up: int
+
+
+def off_colour_cubes(
+    left: Mask,
+    comparison: Comparison,
+    floor: FloatImage,
+    inside: Mask,
+    square: float,
+    models: tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_], NDArray[np.float32]],
+) -> list[OffColour]:
+    """The cube-sized patches of `left` (changed pixels no colour explains and no found cube
+    accounts for) that one colour explains far better than the others.
+
+    `floor` is the empty tray's lightness (L), `inside` the tray's floor, `square` the area one
+    lying cube's colour covers (view pixels), `models` the colour means, inverse covariances,
+    which were clipped at calibration, and the means as this picture's clip shows them.
+    """
+    means, inverses, clipped, at_ceiling = models
+    # A pixel-wide bridge to a neighbour's unexplained rim would make one long patch of two.
+    opened = cv2.morphologyEx(left.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, patches, stats, centres = cv2.connectedComponentsWithStats(opened, connectivity=4)
+    found: list[OffColour] = []
+    for index in range(1, n):
+        area = float(stats[index, cv2.CC_STAT_AREA])
+        if not AREA[0] * square <= area <= AREA[1] * square:
+            continue
+        x, y, w, h = (int(v) for v in stats[index, :4])
+        box = (slice(y, y + h), slice(x, x + w))
+        patch = patches[box] == index
+        # At the rim or beyond it the change may be the rim itself under another light.
+        if not inside[box][patch].all():
+            continue
+        ys, xs = np.nonzero(patch)
+        (_, _), (width, height), _ = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
+        if max(width, height) > LONGEST * np.sqrt(square):
+            continue
+        colour = np.median(comparison.lab[box][patch], axis=0).astype(np.float32)
+        if float(colour[0]) < float(np.median(floor[box][patch])) + LIGHTER_BY:
+            continue
+        # Judged as the camera's clip shows the models when most of the patch is at the limit.
+        limit = comparison.saturated
+        at_limit = limit is not None and float(limit[box][patch].mean()) > 0.5
+        d2 = distances2(
+            colour[None, :], means, inverses, clipped, np.array([at_limit]), at_ceiling
+        )[0]
+        order = np.argsort(d2)
+        best, second = int(order[0]), int(order[1])
+        if d2[best] > LOOSE_D2 or d2[second] < APART * d2[best]:
+            continue
+        margin = float(np.sqrt(d2[second]) - np.sqrt(d2[best]))
+        cx, cy = (float(v) for v in centres[index])
+        found.append(OffColour(best, cx, cy, margin, second))
+    return found
+
+
+__all__ = ["OffColour", "off_colour_cubes"]
