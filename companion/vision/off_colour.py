@@ -59,11 +59,13 @@ def off_colour_cubes(
     accounts for) that one colour explains far better than the others.
 
     `floor` is the empty tray's lightness (L), `inside` the tray's floor, `square` the area one
-    lying cube's colour covers (view pixels), `models` the colour means, inverse covariances,
-    which were clipped at calibration, and the means as this picture's clip shows them.
+    lying cube's colour covers (view pixels); `models` holds the colour means, their inverse
+    covariances, which of them were learned from clipped pixels, and the means as this
+    picture's clip shows them (see `colours.distances2`).
     """
     means, inverses, clipped, at_ceiling = models
-    # A pixel-wide bridge to a neighbour's unexplained rim would make one long patch of two.
+    # Opening drops speckle and the pixel-wide bridges that would join a cube's patch to
+    # another one, making a patch too long or too big to be taken.
     opened = cv2.morphologyEx(left.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, patches, stats, centres = cv2.connectedComponentsWithStats(opened, connectivity=4)
     found: list[OffColour] = []
