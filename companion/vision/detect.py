@@ -421,6 +421,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     accounted: Mask = _explained(cubes, inside.shape, side).astype(np.bool_)
     unaccounted = seen.unexplained & ~accounted
     judged = (prepared.means, prepared.inverses, prepared.clipped, seen.means_at_ceiling)
+    # No evidence map measured its fill: it is given the least a counted cube has, so its
+    # confidence is at most 0.5 (and below that when its colour margin is thin).
     off = [
         Found(c.colour, c.x, c.y, MIN_FILL, c.margin, c.runner_up)
         for c in off_colour_cubes(
