@@ -117,9 +117,12 @@ COVERED_CUBES = 0.15
 # cube's shadow offset (in offsets) and within this far across it (cube sides), is that
 # cube's shadow unless the floor one offset beyond it holds this share of changed pixels
 # (a box this wide, cube sides).
+# A square cube's shadow is its footprint slid along the offset: an L-shaped band whose
+# darkest spot, where a peak lands, may lie anywhere along either arm, up to half a side
+# (and a little) off the line through the cube's centre.
 SHADOW_DARKER = 5.0
 CAST_ALONG = (0.4, 1.3)
-CAST_ACROSS = 0.35
+CAST_ACROSS = 0.55
 OWN_SHADOW_BOX = 0.5
 OWN_SHADOW_SHARE = 0.25
 # Half the side (cube sides) of the square a found cube explains.

@@ -363,6 +363,27 @@ def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a
     assert without_cast_shadows(light, offset, SIDE, lighter, floor, changed) == light
 
 
+def test_a_peak_on_the_arm_of_a_cubes_l_shaped_shadow_is_dropped_too() -> None:
+    # The lamp throws shadows 4 pixels left and 6 up (cube side 12): the blue cube at (40, 40)
+    # darkens an L-shaped band along its left and top sides. Noise keeps the band from
+    # looking like shade, and its darkest spot, found as a black peak, lies on the left arm,
+    # half a side across the line the offset draws through the cube.
+    offset = (-4.0, -6.0)
+    floor = np.full((80, 80), 50.0, np.float32)
+    lightness = floor.copy()
+    lightness[28:41, 30:43] = 20.0  # the cube's square slid along the offset
+    lightness[34:47, 34:47] = 45.0  # the blue cube on top of it
+    changed = np.zeros((80, 80), np.bool_)
+    changed[28:41, 30:43] = True
+    changed[34:47, 34:47] = True
+    found = [(0, 40, 40, 1.0), (1, 31, 37, 0.7)]
+    assert without_cast_shadows(found, offset, SIDE, lightness, floor, changed) == [found[0]]
+    # A black peak as far along but most of a side across is no shadow of the blue: it stays.
+    lightness[35:46, 23:34] = 20.0
+    beside = [(0, 40, 40, 1.0), (1, 28, 40, 0.7)]
+    assert without_cast_shadows(beside, offset, SIDE, lightness, floor, changed) == beside
+
+
 def test_a_shadow_on_a_floor_darker_than_black_is_no_black_cube() -> None:
     # The floor (L 14) is darker than a black cube's top (L 20), but the shadow on it is
     # darker still (L 7), and a wide black model takes it: what the picture shows there
