@@ -21,6 +21,7 @@ from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision import reasons as doubt
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
+from companion.vision.faint import faint_cube
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
 from companion.vision.off_colour import off_colour_cubes
@@ -488,9 +489,33 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         comparison, prepared.print_edges, local.shadow, inside, moved + implied, side, box
     ):
         doubts.append(doubt.MAYBE_CUBE)
-    doubts = list(dict.fromkeys(doubts))
     cubes += [replace(c, x=c.x + left, y=c.y + top) for c in implied]
+    if _faint_cube_left(comparison, prepared, cubes, profile.cube_side):
+        doubts.append(doubt.MAYBE_CUBE)
+    doubts = list(dict.fromkeys(doubts))
     return Detection(cubes, doubts)
+
+
+def _faint_cube_left(
+    comparison: Comparison, prepared: Prepared, cubes: list[Found], cube_side: float
+) -> bool:
+    """Whether the floor away from the cubes found shows the faint outline of one more (a
+    cube on print of its own colour, see `faint_cube`)."""
+    reference = prepared.reference
+    # Around each cube found: its square, and half a side more for its shadow and edges.
+    grow = _odd(cube_side)
+    near = cv2.dilate(
+        _explained(cubes, reference.inside.shape, cube_side * WORKING_SIDE),
+        np.ones((grow, grow), np.uint8),
+    ).astype(np.bool_)
+    # The floor's own border shifts with the rim's edge between shots.
+    floor = cv2.erode(reference.inside.astype(np.uint8), np.ones((3, 3), np.uint8))
+    quiet = floor.astype(np.bool_) & ~near
+    if reference.unstable is not None:
+        quiet &= ~reference.unstable
+    return faint_cube(
+        comparison.difference, comparison.threshold, reference.local_noise, quiet, cube_side
+    )
 
 
 def without_cast_shadows(

@@ -1,0 +1,55 @@
+"""A cube the picture hardly shows: one lying on print of its own colour.
+
+A brown cube on a brown floor changes the picture only along its outline (a darker edge a
+pixel or two wide), so few of its pixels pass the change threshold and no colour finds it.
+Such a reading must not be given as sure. The outline still adds up: summed over a cube's
+square, the difference from the empty tray stands well above what the floor's own noise
+gives, and, unlike a change of light over the print, it stays within that square.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.vision.images import FloatImage, Mask
+
+# Mean difference (CIE76, above the floor's own noise) over a cube's square that tells of
+# something there. On rendered trays, a cube on print of its own colour gives 2.4-3.3 and
+# the floor with nothing on it up to 2.4 once the light changed, but then spread widely.
+FAINT_MEAN = 2.2
+# ... and that mean at least this many times the mean of the ring a cube's side wide around
+# the square: an outline is a cube's size, a change of light or exposure reaches further
+# (rendered trays: 14-21 for such cubes, 2-8 for most empty floor).
+FAINT_CONTRAST = 10.0
+# A difference counts up to this many times the picture's change threshold: one sharp
+# speck or print edge must not make a cube's worth on its own.
+FAINT_CAP = 2.0
+
+
+def faint_cube(
+    difference: FloatImage,
+    threshold: float,
+    noise: FloatImage | None,
+    quiet: Mask,
+    cube_side: float,
+) -> bool:
+    """Whether a cube-sized patch of faint change lies where nothing was found.
+
+    `difference` is the view's colour difference from the empty tray and `threshold` the
+    picture's change threshold; `noise` the per-pixel difference seen between calibration
+    shots (None: none); `quiet` the floor away from the cubes found, their shadows and the
+    pixels that change anyway; `cube_side` in view pixels.
+    """
+    excess = difference - noise if noise is not None else difference.copy()
+    excess = np.clip(excess, 0.0, FAINT_CAP * threshold).astype(np.float32)
+    excess[~quiet] = 0.0
+    side = max(3, round(cube_side) | 1)
+    square = np.asarray(cv2.blur(excess, (side, side)), np.float32)
+    around = np.asarray(cv2.blur(excess, (3 * side, 3 * side)), np.float32)
+    ring = (around * 9.0 - square) / 8.0
+    faint = (square >= FAINT_MEAN) & (square >= FAINT_CONTRAST * ring)
+    return bool(faint.any())
+
+
+__all__ = ["faint_cube"]
