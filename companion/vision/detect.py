@@ -117,10 +117,9 @@ COVERED_CUBES = 0.15
 # A peak of a colour this much darker (L) than the floor, lying this far along another
 # cube's shadow offset (in offsets) and within this far across it (cube sides), is that
 # cube's shadow unless the floor one offset beyond it holds this share of changed pixels
-# (a box this wide, cube sides).
-# A square cube's shadow is its footprint slid along the offset: an L-shaped band whose
-# darkest spot, where a peak lands, may lie anywhere along either arm, up to half a side
-# (and a little) off the line through the cube's centre.
+# (a box this wide, cube sides). Across: a square cube's shadow is its footprint slid along
+# the offset, an L-shaped band whose darkest spot, where a peak lands, may lie anywhere on
+# either arm, up to half a side (and a little) off the line through the cube's centre.
 SHADOW_DARKER = 5.0
 CAST_ALONG = (0.4, 1.3)
 CAST_ACROSS = 0.55

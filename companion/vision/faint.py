@@ -15,8 +15,8 @@ import numpy as np
 from companion.vision.images import FloatImage, Mask
 
 # Mean difference (CIE76, above the floor's own noise) over a cube's square that tells of
-# something there. On rendered trays, a cube on print of its own colour gives 2.4-3.3 and
-# the floor with nothing on it up to 2.4 once the light changed, but then spread widely.
+# something there. On rendered trays, a cube on print of its own colour gives 2.4-3.3; bare
+# floor gives up to 3.1, mostly where the light changed and spread wide (see below).
 FAINT_MEAN = 2.2
 # ... and that mean at least this many times the mean of the ring a cube's side wide around
 # the square: an outline is a cube's size, a change of light or exposure reaches further
