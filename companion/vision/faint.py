@@ -44,7 +44,14 @@ def faint_cube(
     excess = difference - noise if noise is not None else difference.copy()
     excess = np.clip(excess, 0.0, FAINT_CAP * threshold).astype(np.float32)
     excess[~quiet] = 0.0
-    side = max(3, round(cube_side) | 1)
+    # Means over squares a cube wide are the same at half the size (each pixel there the
+    # mean of four) and take a quarter of the time.
+    height, width = excess.shape
+    excess = np.asarray(
+        cv2.resize(excess, (max(1, width // 2), max(1, height // 2)), interpolation=cv2.INTER_AREA),
+        np.float32,
+    )
+    side = max(3, round(cube_side / 2) | 1)
     square = np.asarray(cv2.blur(excess, (side, side)), np.float32)
     around = np.asarray(cv2.blur(excess, (3 * side, 3 * side)), np.float32)
     ring = (around * 9.0 - square) / 8.0
