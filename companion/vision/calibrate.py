@@ -24,7 +24,7 @@ from companion.vision.detect import (
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.likelihood import cast_shadows
-from companion.vision.mixed import two_colours, two_kinds
+from companion.vision.mixed import two_colours, two_kinds, unlike_floor
 from companion.vision.profile import (
     ColourModel,
     Profile,
@@ -648,6 +648,9 @@ def _check_distinct(
             ys, xs = np.nonzero(region)
             # Only lone cubes testify: odd shapes are shadows, rim glints or cube heaps.
             if inner.sum() < 5 or not looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
+                continue
+            # A patch of print the exposure changed is no cube of any colour.
+            if not unlike_floor(comparisons[colour].lab, floor, inner):
                 continue
             region_lab = np.median(comparisons[colour].lab[inner], axis=0).astype(np.float64)
             medians.append(region_lab)

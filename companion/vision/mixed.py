@@ -59,7 +59,7 @@ def two_colours(
         held = np.bincount(owners[labels == group], minlength=len(size))
         whole = np.flatnonzero((held >= smallest) & (held >= WHOLE * size))
         if not any(
-            _unlike_floor(pixels, beneath, (labels == group) & (owners == region))
+            unlike_floor(pixels, beneath, (labels == group) & (owners == region))
             for region in whole
             if region > 0
         ):
@@ -90,7 +90,7 @@ def two_kinds(first: NDArray[np.float64], second: NDArray[np.float64]) -> bool:
     return off >= HUE_GAP
 
 
-def _unlike_floor(
+def unlike_floor(
     pixels: NDArray[np.float64], beneath: NDArray[np.float64], chosen: NDArray[np.bool_]
 ) -> bool:
     """Whether the `chosen` pixels' colour differs from the empty tray's there like a cube's."""

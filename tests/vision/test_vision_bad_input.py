@@ -150,6 +150,16 @@ def test_calibration_refuses_stray_cubes_of_a_pale_colour() -> None:
         calibrate(warm.empty.image, pictures)
 
 
+def test_a_patch_of_print_the_exposure_changed_is_no_stray_cube() -> None:
+    # Colourful print, brown picture: two patches of pale print changed by the exposure
+    # (6-7 from the empty tray beneath) are cube-sized and fit the white model, and the
+    # clean set used to be refused as holding white cubes. A cube differs from the floor
+    # beneath it by far more.
+    colourful = calibration_set(321374089, "colourful", tests=0, jpeg=False)
+    pictures = {colour: shot.image for colour, shot in colourful.colours}
+    assert set(calibrate(colourful.empty.image, pictures).colours) == set(COLOURS)
+
+
 def test_profile_round_trip_and_load_errors(tmp_path: Path, profile: Profile) -> None:
     path = tmp_path / "profile.json"
     profile.save(path)
