@@ -10,6 +10,8 @@ groups, and the hue stays; a stray is a cube of one group alone.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -91,7 +93,9 @@ def two_kinds(first: NDArray[np.float64], second: NDArray[np.float64]) -> bool:
 
 
 def unlike_floor(
-    pixels: NDArray[np.float64], beneath: NDArray[np.float64], chosen: NDArray[np.bool_]
+    pixels: NDArray[np.floating[Any]],
+    beneath: NDArray[np.floating[Any]],
+    chosen: NDArray[np.bool_],
 ) -> bool:
     """Whether the `chosen` pixels' colour differs from the empty tray's there like a cube's."""
     change = np.median(pixels[chosen], axis=0) - np.median(beneath[chosen], axis=0)
