@@ -41,8 +41,9 @@ def faint_cube(
     shots (None: none); `quiet` the floor away from the cubes found, their shadows and the
     pixels that change anyway; `cube_side` in view pixels.
     """
-    excess = difference - noise if noise is not None else difference.copy()
-    excess = np.clip(excess, 0.0, FAINT_CAP * threshold).astype(np.float32)
+    # (np.clip returns a new array: the picture's difference is left as it was.)
+    above = difference if noise is None else difference - noise
+    excess = np.clip(above, 0.0, FAINT_CAP * threshold).astype(np.float32)
     excess[~quiet] = 0.0
     # Means over squares a cube wide are the same at half the size (each pixel there the
     # mean of four) and take a quarter of the time.
