@@ -16,6 +16,7 @@ what lies between (one wall material, no unexplained edge). See `_rim_and_floor`
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -1138,26 +1139,15 @@ class TrayView:
 
     def warp(self, image: NDArray[np.uint8]) -> NDArray[np.uint8]:
         """The input picture seen from straight above, cropped to the tray plus its margin."""
+        factor, first, second = _sampling(self)
         source = image
-        matrix = self.homography
-        # Shrinking by more than 2x with bilinear sampling aliases noise; pre-shrink instead.
-        native = _native_size(self.corners)
-        shrink = max(native[0] / self.width, native[1] / self.height)
-        if shrink > 2.0:
-            factor = 1.0 / (shrink / 1.5)
+        if factor < 1.0:
             source = np.asarray(
                 cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA),
                 np.uint8,
             )
-            matrix = matrix @ np.diag([1.0 / factor, 1.0 / factor, 1.0])
         warped: NDArray[np.uint8] = np.asarray(
-            cv2.warpPerspective(
-                source,
-                matrix,
-                (self.width, self.height),
-                flags=cv2.INTER_LINEAR,
-                borderMode=cv2.BORDER_REPLICATE,
-            ),
+            cv2.remap(source, first, second, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
             np.uint8,
         )
         return warped
@@ -1193,6 +1183,42 @@ class TrayView:
         mask = np.zeros((self.height, self.width), np.bool_)
         mask[my : self.height - my, mx : self.width - mx] = True
         return mask
+
+
+# OpenCV's fixed-point warps place each sample in 1/INTER_TAB_SIZE steps of a pixel.
+_STEPS = 32
+_STEP_BITS = 5
+
+
+@functools.lru_cache(maxsize=8)
+def _sampling(view: TrayView) -> tuple[float, NDArray[np.int16], NDArray[np.uint16]]:
+    """How `view.warp` samples a picture: the factor it is first shrunk by (1 when it is
+    not), and OpenCV's fixed-point remap tables (for each view pixel, the whole pixel and
+    the step within it where it lies in the shrunk picture).
+
+    Worked out once per view, in double precision and rounded as warpPerspective rounds, so
+    that remapping gives exactly what warpPerspective gives, in about 60% of its time.
+    """
+    matrix = view.homography
+    factor = 1.0
+    # Shrinking by more than 2x with bilinear sampling aliases noise; pre-shrink instead.
+    native = _native_size(view.corners)
+    shrink = max(native[0] / view.width, native[1] / view.height)
+    if shrink > 2.0:
+        factor = 1.0 / (shrink / 1.5)
+        matrix = matrix @ np.diag([1.0 / factor, 1.0 / factor, 1.0])
+    inverse = np.linalg.inv(matrix)
+    xs = np.arange(view.width, dtype=np.float64)[None, :]
+    ys = np.arange(view.height, dtype=np.float64)[:, None]
+    scale = _STEPS / (inverse[2, 0] * xs + inverse[2, 1] * ys + inverse[2, 2])
+    across = np.rint((inverse[0, 0] * xs + inverse[0, 1] * ys + inverse[0, 2]) * scale)
+    down = np.rint((inverse[1, 0] * xs + inverse[1, 1] * ys + inverse[1, 2]) * scale)
+    # (Far outside the picture only the border matters: clipped to stay within int16.)
+    steps_x = np.clip(across, -(2**19), 2**19).astype(np.int32)
+    steps_y = np.clip(down, -(2**19), 2**19).astype(np.int32)
+    whole = np.stack([steps_x >> _STEP_BITS, steps_y >> _STEP_BITS], axis=-1).astype(np.int16)
+    within = ((steps_y & (_STEPS - 1)) * _STEPS + (steps_x & (_STEPS - 1))).astype(np.uint16)
+    return factor, whole, within
 
 
 def _native_size(corners: Corners) -> tuple[float, float]:
