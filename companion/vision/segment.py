@@ -28,10 +28,9 @@ SHADOW_MAX_RATIO = 0.97
 # Largest chromaticity change (r, g, b shares) still called a shadow; room light is often bluer.
 SHADOW_MAX_CHROMA = 0.045
 SHADOW_DARK_CHROMA = 0.06
-# The overall gains sample every this many pixels of each row and column (a few thousand
-# tray pixels are plenty for a median).
-GAIN_STEP = 8
-# The level mapping samples every this many pixels of each row and column.
+# The light's tone curve, and how alike a picture is to the empty tray, are measured on every
+# this many pixels of each row and column; the overall gains on every other of those (a few
+# thousand tray pixels are plenty for a median).
 SAMPLE_STEP = 4
 # Level mapping: levels are pooled in bins this wide; a bin needs this many tray pixels, and
 # its median may differ from the overall gain by at most this factor, to be believed.
@@ -113,7 +112,10 @@ def channel_max(values: FloatImage) -> FloatImage:
 class Reference:
     """The empty tray, prepared once per profile for fast comparison (view pixels)."""
 
-    bgr: FloatImage
+    sample: FloatImage
+    """The blurred view, BGR 0..1, every SAMPLE_STEP-th pixel of every SAMPLE_STEP-th row."""
+    inside_sample: Mask
+    """`inside` at the same pixels."""
     lab: FloatImage
     brightness: FloatImage
     share: FloatImage
@@ -152,6 +154,7 @@ class Reference:
         bgr = to_float(blurred)
         brightness, share = chromaticity(bgr)
         peak = channel_max(bgr)
+        sample = np.ascontiguousarray(bgr[::SAMPLE_STEP, ::SAMPLE_STEP])
         lab = lab8(blurred)
         kernel = np.ones((3, 3), np.uint8)
         # At most SHIFT_TOLERANCE either way: on a fine print (stripes) the neighbourhood
@@ -160,7 +163,8 @@ class Reference:
         low = np.maximum(np.asarray(cv2.erode(lab, kernel), np.float32), lab - SHIFT_TOLERANCE)
         high = np.minimum(np.asarray(cv2.dilate(lab, kernel), np.float32), lab + SHIFT_TOLERANCE)
         return cls(
-            bgr,
+            sample,
+            np.ascontiguousarray(inside[::SAMPLE_STEP, ::SAMPLE_STEP]),
             lab,
             brightness,
             share,
@@ -208,16 +212,17 @@ class Comparison:
     view: no colour can look brighter than that here."""
 
 
-def light_gains(bgr: FloatImage, reference: Reference) -> NDArray[np.float64]:
-    """Per-channel brightness factors of this picture against the empty tray.
+def light_gains(sample: FloatImage, reference: Reference) -> NDArray[np.float64]:
+    """Per-channel brightness factors of this picture (its `sample`, as the reference's)
+    against the empty tray.
 
     Medians over the tray: right as long as cubes cover less than half of it, and refined
     on the pixels that then match.
     """
-    inside = reference.inside
-    sample = (slice(None, None, GAIN_STEP), slice(None, None, GAIN_STEP))
-    pic = bgr[sample][inside[sample]].astype(np.float64) + 0.01
-    ref = reference.bgr[sample][inside[sample]].astype(np.float64) + 0.01
+    every_other = (slice(None, None, 2), slice(None, None, 2))
+    inside = reference.inside_sample[every_other]
+    pic = sample[every_other][inside].astype(np.float64) + 0.01
+    ref = reference.sample[every_other][inside].astype(np.float64) + 0.01
     ratio = pic / ref
     gains = np.median(ratio, axis=0)
     close = np.all(np.abs(ratio / gains - 1.0) < 0.15, axis=1)
@@ -228,7 +233,7 @@ def light_gains(bgr: FloatImage, reference: Reference) -> NDArray[np.float64]:
 
 
 def tone_tables(
-    raw: FloatImage, gains: NDArray[np.float64], reference: Reference
+    raw_sample: FloatImage, gains: NDArray[np.float64], reference: Reference
 ) -> NDArray[np.uint8]:
     """Per-channel tables (256 x 1 x 3) mapping this picture's levels onto the empty tray's.
 
@@ -240,9 +245,8 @@ def tone_tables(
     little tray behind them (dark cubes live there), or whose tray pixels disagree with the
     picture's overall gain, follow the gain instead, so cubes cannot bend the mapping.
     """
-    sample = (slice(None, None, SAMPLE_STEP), slice(None, None, SAMPLE_STEP))
-    raw_sample, ref_sample = raw[sample], reference.bgr[sample]
-    inside = reference.inside[sample] & ~_small_changes(
+    ref_sample = reference.sample
+    inside = reference.inside_sample & ~_small_changes(
         raw_sample, ref_sample, gains, reference.cube_side / SAMPLE_STEP
     )
     pic = np.clip(np.round(raw_sample[inside] * 255.0), 0, 255).astype(np.int32)
@@ -331,10 +335,10 @@ def _monotone(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDAr
 def compare(view: BGRImage, reference: Reference) -> Comparison:
     """Normalise the view's light to the empty tray's, and mark what changed and what is shadow."""
     blurred = smooth8(view, reference.cube_side)
-    raw = to_float(blurred)
-    gains = light_gains(raw, reference)
+    sample = to_float(np.ascontiguousarray(blurred[::SAMPLE_STEP, ::SAMPLE_STEP]))
+    gains = light_gains(sample, reference)
     # Gains and tone curve in one 8-bit table per channel, applied to the picture at once.
-    tables = tone_tables(raw, gains, reference)
+    tables = tone_tables(sample, gains, reference)
     mapped = np.asarray(cv2.LUT(blurred, tables), np.uint8)
     lab = lab8(mapped)
     # Compared with the range of the tray's colour one pixel around: sharp print edges and
@@ -377,11 +381,12 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         # Where the tray is nearly white the camera clips, and a small exposure change
         # between shots cannot be undone by the gains: bright and same hue there means
         # unchanged.
-        brightest = channel_max(np.ascontiguousarray(raw[box]))
-        saturated[box] = brightest >= SATURATED
+        # (In 8-bit levels: the picture's own float copy is only made of its sample.)
+        brightest = channel_max(np.ascontiguousarray(blurred[box]))
+        saturated[box] = brightest >= SATURATED * 255
         clipped = (
             (reference.peak[box] >= CLIPPED)
-            & (brightest >= CLIPPED)
+            & (brightest >= CLIPPED * 255)
             & (hue_shift <= SHADOW_MAX_CHROMA)
         )
         changed[box] &= ~clipped
@@ -401,7 +406,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     g = (float(gains[0]), float(gains[1]), float(gains[2]))
     top = tables[255, 0].astype(np.float64) / 255.0
     ceiling = (float(top[0]), float(top[1]), float(top[2]))
-    structure = correlation(raw, reference.bgr)
+    structure = correlation(sample, reference.sample, step=1)
     return Comparison(
         lab,
         difference,
