@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.colours import distances2, through_ceiling
-from companion.vision.images import FloatImage, Mask
+from companion.vision.images import FloatImage, Mask, pixels_at
 from companion.vision.segment import Comparison
 
 # Squared Mahalanobis distance (3-D) beyond which a colour model does not explain a pixel.
@@ -74,7 +74,7 @@ def evidence(
     height, width = mask.shape
     maps = np.zeros((k, height, width), np.float32)
     seen_clipped = through_ceiling(means, comparison.ceiling)
-    pixels = comparison.lab[mask]
+    pixels = pixels_at(comparison.lab, mask)
     if len(pixels) == 0:
         empty: Mask = np.zeros_like(mask)
         return Evidence(maps, empty, empty, empty, seen_clipped)

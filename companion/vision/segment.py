@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.images import BGRImage, FloatImage, Mask
+from companion.vision.images import BGRImage, FloatImage, Mask, all_channels, pixels_at
 from companion.vision.shadow import ShadowLine, darkening, linear
 
 # How far (Lab units per channel) a pixel's neighbours may stretch its tolerance.
@@ -116,6 +116,8 @@ class Reference:
     """The blurred view, BGR 0..1, every SAMPLE_STEP-th pixel of every SAMPLE_STEP-th row."""
     inside_sample: Mask
     """`inside` at the same pixels."""
+    floor_sample: NDArray[np.intp]
+    """Flat indices of the tray's pixels on every other row and column."""
     lab: FloatImage
     brightness: FloatImage
     share: FloatImage
@@ -155,6 +157,8 @@ class Reference:
         brightness, share = chromaticity(bgr)
         peak = channel_max(bgr)
         sample = np.ascontiguousarray(bgr[::SAMPLE_STEP, ::SAMPLE_STEP])
+        floor_sample = np.zeros_like(inside)
+        floor_sample[::2, ::2] = inside[::2, ::2]
         lab = lab8(blurred)
         kernel = np.ones((3, 3), np.uint8)
         # At most SHIFT_TOLERANCE either way: on a fine print (stripes) the neighbourhood
@@ -165,6 +169,7 @@ class Reference:
         return cls(
             sample,
             np.ascontiguousarray(inside[::SAMPLE_STEP, ::SAMPLE_STEP]),
+            np.flatnonzero(floor_sample),
             lab,
             brightness,
             share,
@@ -221,13 +226,13 @@ def light_gains(sample: FloatImage, reference: Reference) -> NDArray[np.float64]
     """
     every_other = (slice(None, None, 2), slice(None, None, 2))
     inside = reference.inside_sample[every_other]
-    pic = sample[every_other][inside].astype(np.float64) + 0.01
-    ref = reference.sample[every_other][inside].astype(np.float64) + 0.01
+    pic = pixels_at(sample[every_other], inside).astype(np.float64) + 0.01
+    ref = pixels_at(reference.sample[every_other], inside).astype(np.float64) + 0.01
     ratio = pic / ref
     gains = np.median(ratio, axis=0)
-    close = np.all(np.abs(ratio / gains - 1.0) < 0.15, axis=1)
+    close = all_channels(np.abs(ratio / gains - 1.0) < 0.15)
     if close.sum() > 0.2 * len(ratio):
-        gains = np.median(ratio[close], axis=0)
+        gains = np.median(np.compress(close, ratio, axis=0), axis=0)
     result: NDArray[np.float64] = np.clip(gains, 1e-3, None)
     return result
 
@@ -249,13 +254,13 @@ def tone_tables(
     inside = reference.inside_sample & ~_small_changes(
         raw_sample, ref_sample, gains, reference.cube_side / SAMPLE_STEP
     )
-    pic = np.clip(np.round(raw_sample[inside] * 255.0), 0, 255).astype(np.int32)
-    ref = ref_sample[inside].astype(np.float64) * 255.0
+    pic = np.clip(np.round(pixels_at(raw_sample, inside) * 255.0), 0, 255).astype(np.int32)
+    ref = pixels_at(ref_sample, inside).astype(np.float64) * 255.0
     # Only pixel pairs near the overall gain in all three channels are surely tray: a cube
     # differs from the floor beneath it in at least one channel by more than that.
-    near = np.all(np.abs((pic + 2.0) / (ref * gains + 2.0) - 1.0) < LEVEL_NEAR, axis=1)
+    near = all_channels(np.abs((pic + 2.0) / (ref * gains + 2.0) - 1.0) < LEVEL_NEAR)
     if near.sum() >= 50:
-        pic, ref = pic[near], ref[near]
+        pic, ref = np.compress(near, pic, axis=0), np.compress(near, ref, axis=0)
     levels = np.arange(256, dtype=np.float64)
     tables = np.empty((256, 1, 3), np.uint8)
     for channel in range(3):
@@ -310,7 +315,9 @@ def _small_changes(
     if n <= 1 or len(small) == 0:
         none: Mask = np.zeros(differs.shape, np.bool_)
         return none
-    patches = np.isin(regions, small).astype(np.uint8)
+    chosen = np.zeros(n, np.uint8)
+    chosen[small] = 1
+    patches = chosen[regions]
     reach = max(3, round(cube_side * 0.3)) | 1
     grown: Mask = cv2.dilate(patches, np.ones((reach, reach), np.uint8)).astype(np.bool_)
     return grown
@@ -343,16 +350,13 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     lab = lab8(mapped)
     # Compared with the range of the tray's colour one pixel around: sharp print edges and
     # the rim shift by a fraction of a pixel between shots (demosaicing, JPEG), cubes do not.
-    # (OpenCV's saturating arithmetic: several times faster than numpy's on these arrays.)
-    zero = np.zeros_like(lab)
-    outside = cv2.add(
-        cv2.max(cv2.subtract(reference.lab_low, lab), zero),
-        cv2.max(cv2.subtract(lab, reference.lab_high), zero),
-    )
-    difference = channel_norm(np.asarray(outside, np.float32))
-    inside = reference.inside
+    # How far each channel lies outside that range: the picture less itself held within it.
+    # (OpenCV's arithmetic: several times faster than numpy's on these arrays.)
+    held = cv2.min(cv2.max(lab, reference.lab_low), reference.lab_high)
+    difference = channel_norm(np.asarray(cv2.subtract(lab, held), np.float32))
     # Every other pixel of every other row is plenty for a median and four times faster.
-    typical = float(np.median(difference[::2, ::2][inside[::2, ::2]]))
+    floor_differences = difference.ravel()[reference.floor_sample]
+    typical = float(np.median(floor_differences))
     if reference.noise is not None:
         # A picture far from the set-up (noise, another scene) must not raise the bar so high
         # that nothing looks changed.
@@ -402,7 +406,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
                 hue_shift <= SHADOW_MAX_CHROMA + SHADOW_DARK_CHROMA * (1.0 - local_ratio)
             )
         shadow_like[box] = changed[box] & (local_ratio >= SHADOW_MIN_RATIO) & darker
-    matching = float(np.mean(difference[::2, ::2][inside[::2, ::2]] <= threshold))
+    matching = float(np.mean(floor_differences <= threshold))
     g = (float(gains[0]), float(gains[1]), float(gains[2]))
     top = tables[255, 0].astype(np.float64) / 255.0
     ceiling = (float(top[0]), float(top[1]), float(top[2]))
@@ -439,7 +443,9 @@ def correlation(first: NDArray[np.float32], second: NDArray[np.float32], step: i
     a = first[::step, ::step]
     b = second[::step, ::step]
     if a.ndim == 3:
-        a, b = a.sum(axis=2), b.sum(axis=2)
+        # (Channel by channel: numpy's sum along so short an axis is several times slower.)
+        a = a[:, :, 0] + a[:, :, 1] + a[:, :, 2]
+        b = b[:, :, 0] + b[:, :, 1] + b[:, :, 2]
     a, b = a.ravel(), b.ravel()
     a = a - a.mean()
     b = b - b.mean()
