@@ -22,7 +22,7 @@ from companion.vision import reasons as doubt
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.faint import faint_cube
-from companion.vision.images import FloatImage, Mask
+from companion.vision.images import FloatImage, Mask, box_around
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
 from companion.vision.off_colour import off_colour_cubes
 from companion.vision.profile import Prepared, Profile
@@ -393,13 +393,10 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     half = max(1, int(BOX * side / 2))
     # Only the box around the evidence needs searching: most of a tray is empty floor.
     # (Evidence lies only on foreground pixels: one plane is quicker to look through.)
-    rows = np.flatnonzero(seen.foreground.any(axis=1))
-    cols = np.flatnonzero(seen.foreground.any(axis=0))
     found: list[tuple[int, int, int, float]] = []
-    if len(rows):
-        pad = int(side) + 2
-        top, left = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
-        box = (slice(top, int(rows[-1]) + pad + 1), slice(left, int(cols[-1]) + pad + 1))
+    box = box_around(seen.foreground, int(side) + 2)
+    if box is not None:
+        top, left = box[0].start, box[1].start
         present = [k for k in range(len(seen.maps)) if seen.maps[k][box].any()]
         picked = select(
             np.ascontiguousarray(seen.maps[present][(slice(None), *box)]), side, allowed[box]
@@ -444,14 +441,9 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     lone_cube = max(profile.lone_cube_area, cube_square)
     shadow_area = profile.shadow.area if profile.shadow is not None else 0.0
     # The doubts look only at what changed: the box around it is all they need.
-    rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
-    if len(rows):
-        pad = int(2 * side) + 2
-        top, left = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
-        box = (slice(top, int(rows[-1]) + pad + 1), slice(left, int(cols[-1]) + pad + 1))
-    else:
-        # Nothing changed: only covered print can still tell of a cube, anywhere in view.
-        top, left, box = 0, 0, (slice(None), slice(None))
+    # (Nothing changed: only covered print can still tell of a cube, anywhere in view.)
+    box = box_around(changed, int(2 * side) + 2) or (slice(0, None), slice(0, None))
+    top, left = box[0].start, box[1].start
     local = Evidence(
         seen.maps[(slice(None), *box)],
         seen.foreground[box],
@@ -828,12 +820,11 @@ def patch_masses(
     """For each connected patch of one colour's evidence: its summed evidence, and how many
     of `cubes` (found cubes of that colour) lie in it."""
     present = plane >= np.float32(PATCH_EVIDENCE)
-    rows, cols = np.flatnonzero(present.any(axis=1)), np.flatnonzero(present.any(axis=0))
-    if len(rows) == 0:
-        return np.zeros(0, np.float64), np.zeros(0, np.int64)
     # Only the box around the evidence: most of the view is empty floor.
-    top, left = int(rows[0]), int(cols[0])
-    box = (slice(top, int(rows[-1]) + 1), slice(left, int(cols[-1]) + 1))
+    box = box_around(present)
+    if box is None:
+        return np.zeros(0, np.float64), np.zeros(0, np.int64)
+    top, left = box[0].start, box[1].start
     n, patches = cv2.connectedComponents(present[box].astype(np.uint8), connectivity=8)
     mass = np.bincount(patches.ravel(), weights=plane[box].ravel(), minlength=n)
     found = np.zeros(n, np.int64)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import cv2
 import numpy as np
@@ -30,6 +30,17 @@ def pixels_at(image: NDArray[Pixel], mask: Mask) -> NDArray[Pixel]:
     mask element by element."""
     rows: NDArray[Pixel] = np.compress(mask.ravel(), image.reshape(-1, image.shape[-1]), axis=0)
     return rows
+
+
+def box_around(mask: NDArray[Any], pad: int = 0) -> tuple[slice, slice] | None:
+    """The smallest box (rows, columns) holding every pixel of `mask`, grown by `pad` on each
+    side as far as the mask reaches; None when the mask is empty. Much of the work on a view
+    only matters where something changed, and most of a tray is empty floor."""
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if len(rows) == 0:
+        return None
+    top, left = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
+    return slice(top, int(rows[-1]) + pad + 1), slice(left, int(cols[-1]) + pad + 1)
 
 
 def all_channels(test: NDArray[np.bool_]) -> NDArray[np.bool_]:

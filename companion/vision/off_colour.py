@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.colours import distances2
-from companion.vision.images import FloatImage, Mask
+from companion.vision.images import FloatImage, Mask, box_around
 from companion.vision.segment import Comparison
 
 # The patch's area, in the squares one lying cube's colour covers: a cube with its edges
@@ -67,7 +67,15 @@ def off_colour_cubes(
     # Opening drops speckle and the pixel-wide bridges that would join a cube's patch to
     # another one, making a patch too long or too big to be taken.
     opened = cv2.morphologyEx(left.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, patches, stats, centres = cv2.connectedComponentsWithStats(opened, connectivity=4)
+    # Only the box around what is left is looked through (OpenCV measures every pixel it is
+    # given, background too: 1.3 ms on a whole view).
+    around = box_around(opened)
+    if around is None:
+        return []
+    top, left_edge = around[0].start, around[1].start
+    lab, floor, inside = comparison.lab[around], floor[around], inside[around]
+    limit = comparison.saturated[around] if comparison.saturated is not None else None
+    n, patches, stats, centres = cv2.connectedComponentsWithStats(opened[around], connectivity=4)
     found: list[OffColour] = []
     for index in range(1, n):
         area = float(stats[index, cv2.CC_STAT_AREA])
@@ -83,11 +91,10 @@ def off_colour_cubes(
         (_, _), (width, height), _ = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
         if max(width, height) > LONGEST * np.sqrt(square):
             continue
-        colour = np.median(comparison.lab[box][patch], axis=0).astype(np.float32)
+        colour = np.median(lab[box][patch], axis=0).astype(np.float32)
         if float(colour[0]) < float(np.median(floor[box][patch])) + LIGHTER_BY:
             continue
         # Judged as the camera's clip shows the models when most of the patch is at the limit.
-        limit = comparison.saturated
         at_limit = limit is not None and float(limit[box][patch].mean()) > 0.5
         d2 = distances2(
             colour[None, :], means, inverses, clipped, np.array([at_limit]), at_ceiling
@@ -97,7 +104,7 @@ def off_colour_cubes(
         if d2[best] > LOOSE_D2 or d2[second] < APART * d2[best]:
             continue
         margin = float(np.sqrt(d2[second]) - np.sqrt(d2[best]))
-        cx, cy = (float(v) for v in centres[index])
+        cx, cy = float(centres[index, 0]) + left_edge, float(centres[index, 1]) + top
         found.append(OffColour(best, cx, cy, margin, second))
     return found
 

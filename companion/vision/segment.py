@@ -13,7 +13,14 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.images import BGRImage, FloatImage, Mask, all_channels, pixels_at
+from companion.vision.images import (
+    BGRImage,
+    FloatImage,
+    Mask,
+    all_channels,
+    box_around,
+    pixels_at,
+)
 from companion.vision.shadow import ShadowLine, darkening, linear
 
 # How far (Lab units per channel) a pixel's neighbours may stretch its tolerance.
@@ -376,9 +383,8 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     deficit = np.zeros(mapped.shape, np.float32)
     saturated = np.zeros_like(changed)
     shadow_like = np.zeros_like(changed)
-    rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
-    if len(rows):
-        box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
+    box = box_around(changed)
+    if box is not None:
         brightness, share = chromaticity(to_float(mapped[box]))
         ratio[box] = brightness / (reference.brightness[box] + np.float32(1e-3))
         hue_shift = channel_max(np.abs(share - reference.share[box]))
