@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.colours import distances2, through_ceiling
-from companion.vision.images import FloatImage, Mask, pixels_at
+from companion.vision.images import FloatImage, Mask, box_around, pixels_at
 from companion.vision.segment import Comparison
 
 # Squared Mahalanobis distance (3-D) beyond which a colour model does not explain a pixel.
@@ -116,8 +116,11 @@ def evidence(
         below = pixels[:, 0] < beneath - DARKER_BY
         above = pixels[:, 0] > beneath + DARKER_BY
         values[(lighter & below[:, None]) | (darker & above[:, None])] = 0.0
-    ys, xs = np.nonzero(mask)
-    maps[:, ys, xs] = values.T
+    # (Pixels found within the box around them: numpy's nonzero is slow on a whole view.)
+    around = box_around(mask)
+    assert around is not None  # some pixels changed
+    ys, xs = np.nonzero(mask[around])
+    maps[:, ys + around[0].start, xs + around[1].start] = values.T
     foreground = np.zeros_like(mask)
     foreground[mask] = ~shadow_like | (best <= SHADOW_FIT_D2)
     unexplained = np.zeros_like(mask)
