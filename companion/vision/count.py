@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from companion.core.cubes import COLOURS, Colour, Counts
 from companion.vision import reasons as doubt
 from companion.vision.annotate import annotate as draw
+from companion.vision.arrays import regions
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import find_cubes
 from companion.vision.errors import ImageError
@@ -150,7 +151,7 @@ def change_at_view_edge(comparison: Comparison, profile: Profile) -> bool:
     # under a slightly different light scatters single pixels all along it.
     band = np.zeros(comparison.difference.shape, np.uint8)
     band.ravel()[edge[strong]] = 1
-    n, _, stats, _ = cv2.connectedComponentsWithStats(band, connectivity=8)
+    n, _, stats, _ = regions(band, 8)
     return n > 1 and float(stats[1:, cv2.CC_STAT_AREA].max()) >= needed
 
 

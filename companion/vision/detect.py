@@ -19,10 +19,11 @@ from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision import reasons as doubt
+from companion.vision.arrays import box_around, regions
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.faint import faint_cube
-from companion.vision.images import FloatImage, Mask, box_around
+from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
 from companion.vision.off_colour import off_colour_cubes
 from companion.vision.profile import Prepared, Profile
@@ -173,28 +174,28 @@ def _odd(value: float) -> int:
     return max(3, round(value) | 1)
 
 
-def _scores(
-    maps: NDArray[np.float32], side: float
+def _score(
+    plane: NDArray[np.float32], side: float
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """(fill, centre score) per colour: the box's mean evidence, and that less the ring's."""
+    """(fill, centre score) of one colour: the box's mean evidence, and that less the ring's."""
     inner = _odd(BOX * side)
     outer = _odd(inner + 2 * RING * side)
-    fills = np.empty_like(maps)
-    scores = np.empty_like(maps)
     inner_area, outer_area = float(inner * inner), float(outer * outer)
-    for index, plane in enumerate(maps):
-        fill = box_mean(plane, inner)
-        around = box_mean(plane, outer)
-        ring = (around * outer_area - fill * inner_area) / (outer_area - inner_area)
-        fills[index] = fill
-        scores[index] = fill - RING_WEIGHT * ring
-    return fills, scores
+    fill = box_mean(plane, inner)
+    around = box_mean(plane, outer)
+    ring = (around * outer_area - fill * inner_area) / (outer_area - inner_area)
+    return fill, np.asarray(fill - RING_WEIGHT * ring, np.float32)
 
 
 def _peaks(
-    fills: NDArray[np.float32], scores: NDArray[np.float32], side: float, allowed: Mask
+    fills: NDArray[np.float32],
+    scores: NDArray[np.float32],
+    side: float,
+    allowed: Mask,
+    planes: list[int],
 ) -> list[tuple[float, int, int, int]]:
-    """Candidate cubes (score, colour, y, x): local maxima of the centre score.
+    """Candidate cubes (score, colour, y, x): local maxima of the centre score, in the
+    colours `planes`.
 
     A cube's box can slide a little on it without the score changing, so a maximum is often
     a flat patch: its middle is taken, not its first pixel.
@@ -202,7 +203,7 @@ def _peaks(
     window = _odd(0.5 * side)
     kernel = np.ones((window, window), np.uint8)
     found: list[tuple[float, int, int, int]] = []
-    for index in range(len(scores)):
+    for index in planes:
         # A light blur keeps pixel noise on a flat top from making several maxima (it also
         # pulls the maxima of a row's end cubes a little inwards).
         score = np.asarray(cv2.GaussianBlur(scores[index], (0, 0), SMOOTH * side), np.float32)
@@ -210,9 +211,7 @@ def _peaks(
         peak = (score >= top - np.float32(1e-4)) & (fills[index] >= MIN_FILL) & allowed
         if not peak.any():
             continue
-        n, patches, stats, centres = cv2.connectedComponentsWithStats(
-            peak.astype(np.uint8), connectivity=8
-        )
+        n, patches, stats, centres = regions(peak.astype(np.uint8), 8)
         for patch in range(1, n):
             if not _summit(score, patches, patch, stats[patch], side):
                 continue
@@ -276,10 +275,18 @@ def select(
     spacing2 = (MIN_SPACING * side) ** 2
     other2 = (OTHER_SPACING * side) ** 2
     cubes: list[tuple[int, int, int, float]] = []
+    fills = np.empty_like(maps)
+    scores = np.empty_like(maps)
+    # A colour whose residual a round left as it was has the same peaks again, and each was
+    # taken or turned away for good (cubes and claims only grow): only the others are
+    # scored again.
+    planes = list(range(len(maps)))
     for _ in range(ROUNDS):
-        fills, scores = _scores(residual, side)
+        for index in planes:
+            fills[index], scores[index] = _score(residual[index], side)
         before = len(cubes)
-        for _, index, y, x in _peaks(fills, scores, side, allowed):
+        claimed_before = claimed.copy()
+        for _, index, y, x in _peaks(fills, scores, side, allowed, planes):
             if any(
                 (cx - x) ** 2 + (cy - y) ** 2 < (spacing2 if k == index else other2)
                 for k, cx, cy, _ in cubes
@@ -297,6 +304,8 @@ def select(
             cubes.append((index, x, y, float(fills[index, y, x])))
         if len(cubes) == before:
             break
+        newly = claimed & ~claimed_before
+        planes = [k for k in range(len(maps)) if residual[k][newly[k]].any()]
         residual[claimed] = 0.0
     return cubes
 
@@ -593,7 +602,7 @@ def shadow_casters(
     was seen). `shade` is all the shade in the view, `lab` its colours, `inside` the floor,
     `models` the colours' means, inverse covariances and which were clipped.
     """
-    n, _, stats, centres = cv2.connectedComponentsWithStats(lone.astype(np.uint8), connectivity=8)
+    n, _, stats, centres = regions(lone.astype(np.uint8), 8)
     footprint = _cube_footprint(side)
     half = max(1, int(BOX * side / 2))
     spacing = MIN_SPACING * side
@@ -713,7 +722,7 @@ def _doubts(
     # A shadow lies beside the cube that casts it, on the side away from the light; shade
     # with no found cube to cast it is a cube the colours missed (a dark one, or one the
     # print beneath hides) or its shadow.
-    n, _, stats, _ = cv2.connectedComponentsWithStats(lone.astype(np.uint8), connectivity=8)
+    n, _, stats, _ = regions(lone.astype(np.uint8), 8)
     # A lying cube's own shadow can be small (a high lamp): a third of a cube's footprint
     # of shade with nothing to cast it is enough to doubt.
     if any(stats[i, cv2.CC_STAT_AREA] >= LONE_SHADE_CUBES * footprint for i in range(1, n)):
@@ -740,13 +749,13 @@ def unexplained_doubts(
     area = side * side
     footprint = _cube_footprint(side)
     reasons: list[str] = []
-    n, regions, stats, _ = cv2.connectedComponentsWithStats(left, connectivity=8)
+    n, labels, stats, _ = regions(left, 8)
     for index in range(1, n):
         # Measured against a cube's own footprint: a cube no colour explains shows that much.
         if float(stats[index, cv2.CC_STAT_AREA]) < UNEXPLAINED_CUBES * footprint:
             continue
         x, y, w, h = (int(v) for v in stats[index, :4])
-        region = regions[y : y + h, x : x + w] == index
+        region = labels[y : y + h, x : x + w] == index
         over_rim = bool((region & ~inside[y : y + h, x : x + w]).mean() > 0.2)
         unexplained = float((seen.unexplained[y : y + h, x : x + w] & region).sum()) / area
         if unexplained >= HAND_CUBES or (over_rim and unexplained >= 1.0):
@@ -862,12 +871,10 @@ def region_counts(
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """For each connected region of changed pixels (4-connected): its area (pixels) and how
     many of `cubes` lie in it."""
-    n, regions, stats, _ = cv2.connectedComponentsWithStats(
-        foreground.astype(np.uint8), connectivity=4
-    )
+    n, labels, stats, _ = regions(foreground.astype(np.uint8), 4)
     found = np.zeros(n, np.int64)
     for cube in cubes:
-        found[regions[int(cube.y), int(cube.x)]] += 1
+        found[labels[int(cube.y), int(cube.x)]] += 1
     return stats[1:, cv2.CC_STAT_AREA].astype(np.float64), found[1:]
 
 

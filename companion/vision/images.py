@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeAlias, TypeVar
+from typing import TypeAlias
 
 import cv2
 import numpy as np
@@ -17,37 +17,9 @@ BGRImage: TypeAlias = NDArray[np.uint8]
 Mask: TypeAlias = NDArray[np.bool_]
 FloatImage: TypeAlias = NDArray[np.float32]
 
-Pixel = TypeVar("Pixel", bound=np.generic)
-
 # OpenCV decodes a truncated JPEG silently with grey fill; these markers tell us the file ended.
 _JPEG_END = b"\xff\xd9"
 _PNG_END = b"IEND"
-
-
-def pixels_at(image: NDArray[Pixel], mask: Mask) -> NDArray[Pixel]:
-    """The pixels of a picture of several channels where `mask` holds (N x channels), as
-    `image[mask]` gives them but several times faster: numpy indexes a 3-D array by a 2-D
-    mask element by element."""
-    rows: NDArray[Pixel] = np.compress(mask.ravel(), image.reshape(-1, image.shape[-1]), axis=0)
-    return rows
-
-
-def box_around(mask: NDArray[Any], pad: int = 0) -> tuple[slice, slice] | None:
-    """The smallest box (rows, columns) holding every pixel of `mask`, grown by `pad` on each
-    side as far as the mask reaches; None when the mask is empty. Much of the work on a view
-    only matters where something changed, and most of a tray is empty floor."""
-    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
-    if len(rows) == 0:
-        return None
-    top, left = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
-    return slice(top, int(rows[-1]) + pad + 1), slice(left, int(cols[-1]) + pad + 1)
-
-
-def all_channels(test: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """Per pixel of an N x 3 test, whether it holds in all three channels (as
-    `np.all(test, axis=1)`, which is slow along so short an axis)."""
-    result: NDArray[np.bool_] = test[:, 0] & test[:, 1] & test[:, 2]
-    return result
 
 
 def decode_image(data: bytes, name: str = "picture") -> BGRImage:

@@ -16,8 +16,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from companion.vision.arrays import box_around, pixels_at
 from companion.vision.colours import distances2, through_ceiling
-from companion.vision.images import FloatImage, Mask, box_around, pixels_at
+from companion.vision.images import FloatImage, Mask
 from companion.vision.segment import Comparison
 
 # Squared Mahalanobis distance (3-D) beyond which a colour model does not explain a pixel.

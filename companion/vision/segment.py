@@ -13,14 +13,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.images import (
-    BGRImage,
-    FloatImage,
-    Mask,
-    all_channels,
-    box_around,
-    pixels_at,
-)
+from companion.vision.arrays import all_channels, box_around, pixels_at, regions
+from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.shadow import ShadowLine, darkening, linear
 
 # How far (Lab units per channel) a pixel's neighbours may stretch its tolerance.
@@ -315,7 +309,7 @@ def _small_changes(
     expected = empty * gains.astype(np.float32)[None, None, :]
     relative = np.abs(raw - expected) / (expected + np.float32(0.02))
     differs = (channel_max(np.ascontiguousarray(relative)) > SMALL_CHANGE).astype(np.uint8)
-    n, regions, stats, _ = cv2.connectedComponentsWithStats(differs, connectivity=8)
+    n, labels, stats, _ = regions(differs, 8)
     largest = SMALL_CHANGE_CUBES * cube_side**2
     small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] <= largest)
     small = small[small > 0]
@@ -324,7 +318,7 @@ def _small_changes(
         return none
     chosen = np.zeros(n, np.uint8)
     chosen[small] = 1
-    patches = chosen[regions]
+    patches = chosen[labels]
     reach = max(3, round(cube_side * 0.3)) | 1
     grown: Mask = cv2.dilate(patches, np.ones((reach, reach), np.uint8)).astype(np.bool_)
     return grown
