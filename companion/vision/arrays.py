@@ -65,18 +65,19 @@ def regions(
     area = np.bincount(which, minlength=count)
     stats[:, cv2.CC_STAT_AREA] = area
     stats[0, cv2.CC_STAT_AREA] = labels.size - len(which)
-    height, width = labels.shape
-    left, top = np.full(count, width), np.full(count, height)
-    right, bottom = np.full(count, -1), np.full(count, -1)
-    np.minimum.at(left, which, xs)
-    np.minimum.at(top, which, ys)
-    np.maximum.at(right, which, xs)
-    np.maximum.at(bottom, which, ys)
+    # Sorted by label (stably: each label's pixels still run in raster order), every label
+    # is a run; numpy's ufunc.at would take half a microsecond a pixel.
+    order = np.argsort(which, kind="stable")
+    run_xs, run_ys, ranked = xs[order], ys[order], which[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    ends = np.r_[starts[1:], len(ranked)] - 1
+    left = np.minimum.reduceat(run_xs, starts)
+    right = np.maximum.reduceat(run_xs, starts)
     found = slice(1, None)
-    stats[found, cv2.CC_STAT_LEFT] = left[found]
-    stats[found, cv2.CC_STAT_TOP] = top[found]
-    stats[found, cv2.CC_STAT_WIDTH] = right[found] - left[found] + 1
-    stats[found, cv2.CC_STAT_HEIGHT] = bottom[found] - top[found] + 1
+    stats[found, cv2.CC_STAT_LEFT] = left
+    stats[found, cv2.CC_STAT_TOP] = run_ys[starts]
+    stats[found, cv2.CC_STAT_WIDTH] = right - left + 1
+    stats[found, cv2.CC_STAT_HEIGHT] = run_ys[ends] - run_ys[starts] + 1
     # (Sums of whole pixel positions in doubles are exact, so the centres are OpenCV's.)
     centres[found, 0] = np.bincount(which, weights=xs, minlength=count)[found] / area[found]
     centres[found, 1] = np.bincount(which, weights=ys, minlength=count)[found] / area[found]

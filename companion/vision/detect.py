@@ -11,6 +11,7 @@ beside it, colours between two models) makes the reading unsure.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 import cv2
@@ -204,11 +205,14 @@ def _peaks(
     kernel = np.ones((window, window), np.uint8)
     found: list[tuple[float, int, int, int]] = []
     for index in planes:
+        filled = (fills[index] >= MIN_FILL) & allowed
+        if not filled.any():
+            continue
         # A light blur keeps pixel noise on a flat top from making several maxima (it also
         # pulls the maxima of a row's end cubes a little inwards).
         score = np.asarray(cv2.GaussianBlur(scores[index], (0, 0), SMOOTH * side), np.float32)
         top = cv2.dilate(score, kernel)
-        peak = (score >= top - np.float32(1e-4)) & (fills[index] >= MIN_FILL) & allowed
+        peak = (score >= top - np.float32(1e-4)) & filled
         if not peak.any():
             continue
         n, patches, stats, centres = regions(peak.astype(np.uint8), 8)
@@ -396,8 +400,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         debug("evidence", np.clip(seen.maps.max(axis=0) * 255.0, 0, 255).astype(np.uint8))
     inside = prepared.reference.inside
     # A cube against the rim still counts: its centre may lie a little outside the floor.
-    grow = _odd(side)
-    allowed = cv2.dilate(inside.astype(np.uint8), np.ones((grow, grow), np.uint8)).astype(np.bool_)
+    allowed = _reach(prepared, _odd(side))
     cubes: list[Found] = []
     half = max(1, int(BOX * side / 2))
     # Only the box around the evidence needs searching: most of a tray is empty floor.
@@ -407,9 +410,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     if box is not None:
         top, left = box[0].start, box[1].start
         present = [k for k in range(len(seen.maps)) if seen.maps[k][box].any()]
-        picked = select(
-            np.ascontiguousarray(seen.maps[present][(slice(None), *box)]), side, allowed[box]
-        )
+        # (Cropped before the colours are picked out: that copies only the box.)
+        picked = select(seen.maps[(slice(None), *box)][present], side, allowed[box])
         found = [(present[k], x + left, y + top, fill) for k, x, y, fill in picked]
     offset = cast_offset(profile)
     changed = seen.foreground | seen.shadow
@@ -496,6 +498,29 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     return Detection(cubes, doubts)
 
 
+@functools.lru_cache(maxsize=4)
+def _steady_floor(prepared: Prepared) -> Mask:
+    """The floor less the pixels that change anyway between shots (worked out once per
+    profile): the floor's own border shifts with the rim's edge, the unstable ones flicker."""
+    reference = prepared.reference
+    floor = cv2.erode(reference.inside.astype(np.uint8), np.ones((3, 3), np.uint8))
+    steady: Mask = floor.astype(np.bool_)
+    if reference.unstable is not None:
+        steady &= ~reference.unstable
+    steady.flags.writeable = False  # shared by every reading with this profile
+    return steady
+
+
+@functools.lru_cache(maxsize=4)
+def _reach(prepared: Prepared, grow: int) -> Mask:
+    """The floor grown by `grow` pixels across (worked out once per profile)."""
+    reach: Mask = cv2.dilate(
+        prepared.reference.inside.astype(np.uint8), np.ones((grow, grow), np.uint8)
+    ).astype(np.bool_)
+    reach.flags.writeable = False  # shared by every reading with this profile
+    return reach
+
+
 def _faint_cube_left(
     comparison: Comparison, prepared: Prepared, cubes: list[Found], cube_side: float
 ) -> bool:
@@ -508,11 +533,7 @@ def _faint_cube_left(
         _explained(cubes, reference.inside.shape, cube_side * WORKING_SIDE),
         np.ones((grow, grow), np.uint8),
     ).astype(np.bool_)
-    # The floor's own border shifts with the rim's edge between shots.
-    floor = cv2.erode(reference.inside.astype(np.uint8), np.ones((3, 3), np.uint8))
-    quiet = floor.astype(np.bool_) & ~near
-    if reference.unstable is not None:
-        quiet &= ~reference.unstable
+    quiet = _steady_floor(prepared) & ~near
     return faint_cube(
         comparison.difference, comparison.threshold, reference.local_noise, quiet, cube_side
     )
