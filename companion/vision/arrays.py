@@ -27,6 +27,22 @@ def pixels_at(image: NDArray[Pixel], mask: Mask) -> NDArray[Pixel]:
     return rows
 
 
+def channel_medians(pixels: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The median of each channel of N x C pixels (N > 0), as `np.median(pixels, axis=0)`
+    gives it (the mean of the two middle values when N is even) without its overhead, which
+    on a cube's hundred pixels is several times the work."""
+    count = len(pixels)
+    half = count // 2
+    middle = [half - 1, half] if count % 2 == 0 else [half]
+    columns = np.partition(pixels.T, middle, axis=1)
+    if count % 2:
+        odd: NDArray[np.float32] = columns[:, half]
+        return odd
+    # (A float32 sum halved stays float32, as np.median's mean of the two does.)
+    even: NDArray[np.float32] = np.asarray((columns[:, half - 1] + columns[:, half]) / 2)
+    return even
+
+
 def box_around(mask: NDArray[Any], pad: int = 0) -> tuple[slice, slice] | None:
     """The smallest box (rows, columns) holding every pixel of `mask`, grown by `pad` on each
     side as far as the mask reaches; None when the mask is empty. Much of the work on a view

@@ -12,6 +12,7 @@ beside it, colours between two models) makes the reading unsure.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, replace
 
 import cv2
@@ -20,7 +21,7 @@ from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision import reasons as doubt
-from companion.vision.arrays import box_around, regions
+from companion.vision.arrays import box_around, channel_medians, pixels_at, regions
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.faint import faint_cube
@@ -346,10 +347,10 @@ def _colour_of(
     the camera's limit (`means_at_ceiling`)."""
     box = (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
     lab = comparison.lab
-    pixels = lab[box][foreground[box]]
+    pixels = pixels_at(lab[box], foreground[box])
     if len(pixels) == 0:
         pixels = lab[box].reshape(-1, 3)
-    median = np.median(pixels, axis=0).astype(np.float32)
+    median = channel_medians(pixels).astype(np.float32)
     at_limit = comparison.saturated is not None and float(comparison.saturated[box].mean()) > 0.5
     d2 = distances2(
         median[None, :],
@@ -644,7 +645,7 @@ def shadow_casters(
             pixels = lab[area][~shade[area]]
             if len(pixels) < 0.5 * (2 * half + 1) ** 2:
                 continue
-            median = np.median(pixels, axis=0).astype(np.float32)
+            median = channel_medians(pixels).astype(np.float32)
             d2 = distances2(median[None, :], *models)[0]
             order = np.argsort(d2)
             fit = float(d2[order[0]])
@@ -734,7 +735,7 @@ def _doubts(
     reasons.extend(_long_shadows(cubes, seen, shadow_area))
     for number, first in enumerate(cubes):
         for second in cubes[number + 1 :]:
-            apart = float(np.hypot(first.x - second.x, first.y - second.y)) / side
+            apart = math.hypot(first.x - second.x, first.y - second.y) / side
             if first.colour == second.colour and apart < CLOSE_PAIR:
                 # Lying tops cannot be this close: one cube seen twice, or one leaning.
                 reasons.append(doubt.FOUND_TWICE.format(colour=COLOURS[first.colour].value))

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.arrays import box_around, regions
+from companion.vision.arrays import box_around, channel_medians, pixels_at, regions
 from companion.vision.colours import distances2
 from companion.vision.images import FloatImage, Mask
 from companion.vision.segment import Comparison
@@ -91,7 +91,7 @@ def off_colour_cubes(
         (_, _), (width, height), _ = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
         if max(width, height) > LONGEST * np.sqrt(square):
             continue
-        colour = np.median(lab[box][patch], axis=0).astype(np.float32)
+        colour = channel_medians(pixels_at(lab[box], patch)).astype(np.float32)
         if float(colour[0]) < float(np.median(floor[box][patch])) + LIGHTER_BY:
             continue
         # Judged as the camera's clip shows the models when most of the patch is at the limit.

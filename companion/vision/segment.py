@@ -326,6 +326,8 @@ def _small_changes(
 
 def _monotone(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDArray[np.float64]:
     """The non-decreasing sequence nearest to `values` in weighted least squares."""
+    if bool(np.all(values[1:] >= values[:-1])):
+        return values  # already rising, as a tray's levels mostly are
     blocks: list[list[float]] = []  # [mean, weight, length]
     for value, weight in zip(values.tolist(), weights.tolist(), strict=True):
         blocks.append([value, weight, 1.0])

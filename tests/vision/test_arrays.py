@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.arrays import all_channels, box_around, pixels_at, regions
+from companion.vision.arrays import all_channels, box_around, channel_medians, pixels_at, regions
 
 
 @pytest.mark.parametrize("share", [0.0, 0.002, 0.05, 0.4, 1.0])
@@ -44,3 +44,14 @@ def test_the_box_around_a_mask_is_grown_within_it() -> None:
     assert (rows.start, cols.start) == (0, 0)
     assert mask[rows, cols].sum() == 2
     assert mask[rows, cols].shape == (23, 40)
+
+
+@pytest.mark.parametrize("count", [1, 2, 7, 100, 101])
+def test_channel_medians_are_numpys(count: int) -> None:
+    rng = np.random.default_rng(count)
+    pixels = (rng.random((count, 3)) * 100.0 - 50.0).astype(np.float32)
+    pixels[: count // 3] = np.round(pixels[: count // 3])  # ties, as 8-bit levels give
+    expected = np.median(pixels, axis=0)
+    result = channel_medians(pixels)
+    assert result.dtype == expected.dtype
+    assert np.array_equal(result, expected)
