@@ -68,21 +68,29 @@ def evidence(
     empty tray's lightness (L, 0..100) per view pixel when known, where a cube's shadow
     lies from it (view pixels) and a cube's side when calibration learned those, and which
     models were learned from clipped pixels."""
-    kernel = np.ones((3, 3), np.uint8)
-    changed = cv2.morphologyEx(comparison.changed.astype(np.uint8), cv2.MORPH_OPEN, kernel)
-    mask: Mask = changed.astype(np.bool_)
     k = len(means)
-    height, width = mask.shape
+    height, width = comparison.changed.shape
     maps = np.zeros((k, height, width), np.float32)
+    foreground = np.zeros((height, width), np.bool_)
+    unexplained = np.zeros_like(foreground)
+    shadow = np.zeros_like(foreground)
     seen_clipped = through_ceiling(means, comparison.ceiling)
-    pixels = pixels_at(comparison.lab, mask)
+    # Only the box around the changed pixels is looked at: most of a tray is empty floor. Its
+    # margin holds unchanged pixels for the openings below to see beyond the box's edge.
+    solid = max(3, round(CASTER_WIDTH * cube_side) | 1)
+    box = box_around(comparison.changed, solid + 2)
+    if box is None:
+        return Evidence(maps, foreground, unexplained, shadow, seen_clipped)
+    kernel = np.ones((3, 3), np.uint8)
+    opened = cv2.morphologyEx(comparison.changed[box].astype(np.uint8), cv2.MORPH_OPEN, kernel)
+    mask: Mask = opened.astype(np.bool_)
+    pixels = pixels_at(comparison.lab[box], mask)
     if len(pixels) == 0:
-        empty: Mask = np.zeros_like(mask)
-        return Evidence(maps, empty, empty, empty, seen_clipped)
-    saturated = comparison.saturated[mask] if comparison.saturated is not None else None
+        return Evidence(maps, foreground, unexplained, shadow, seen_clipped)
+    saturated = comparison.saturated[box][mask] if comparison.saturated is not None else None
     d2 = distances2(pixels, means, inverses, clipped, saturated, seen_clipped)
     best = d2.min(axis=1)
-    shadow_like = comparison.shadow_like[mask]
+    shadow_like = comparison.shadow_like[box][mask]
     # Weights fall off with the distance to the best model, so a pixel half-way between two
     # colours feeds both, and the colour margin is judged later over a whole cube.
     relative = np.exp(-0.5 * np.minimum(d2 - best[:, None], 40.0))
@@ -96,12 +104,12 @@ def evidence(
         # colour it resembles.
         # Only solid objects cast: the thin lit edge of a black cube (itself shadow-like)
         # would otherwise throw "its" shadow onto the cube and hide it.
-        solid = max(3, round(CASTER_WIDTH * cube_side) | 1)
         casters = cv2.morphologyEx(
-            (mask & ~comparison.shadow_like).astype(np.uint8),
+            (mask & ~comparison.shadow_like[box]).astype(np.uint8),
             cv2.MORPH_OPEN,
             cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (solid, solid)),
         ).astype(np.bool_)
+        # (Shadows cast beyond the box fall on no changed pixel.)
         cast = cast_shadows(casters, shadow_offset)
         weight[shadow_like & cast[mask]] = 0.0
     values = (relative * weight[:, None]).astype(np.float32)
@@ -111,23 +119,17 @@ def evidence(
         # Likewise a colour darker than the floor does not look lighter than the floor: such
         # a pixel is the floor under changed light. (A darker cube's lit top may come close
         # to the floor's lightness, so only lighter counts.)
-        beneath = floor[mask]
+        beneath = floor[box][mask]
         lighter = means[None, :, 0] > beneath[:, None] + LIGHTER_BY
         darker = means[None, :, 0] < beneath[:, None] - LIGHTER_BY
         below = pixels[:, 0] < beneath - DARKER_BY
         above = pixels[:, 0] > beneath + DARKER_BY
         values[(lighter & below[:, None]) | (darker & above[:, None])] = 0.0
-    # (Pixels found within the box around them: numpy's nonzero is slow on a whole view.)
-    around = box_around(mask)
-    assert around is not None  # some pixels changed
-    ys, xs = np.nonzero(mask[around])
-    maps[:, ys + around[0].start, xs + around[1].start] = values.T
-    foreground = np.zeros_like(mask)
-    foreground[mask] = ~shadow_like | (best <= SHADOW_FIT_D2)
-    unexplained = np.zeros_like(mask)
-    unexplained[mask] = ~explained & ~shadow_like
-    shadow = np.zeros_like(mask)
-    shadow[mask] = shadow_like
+    ys, xs = np.nonzero(mask)
+    maps[:, ys + box[0].start, xs + box[1].start] = values.T
+    foreground[box][mask] = ~shadow_like | (best <= SHADOW_FIT_D2)
+    unexplained[box][mask] = ~explained & ~shadow_like
+    shadow[box][mask] = shadow_like
     return Evidence(maps, foreground, unexplained, shadow, seen_clipped)
 
 
