@@ -835,9 +835,11 @@ def _one_cube_looks_like_two(plane: NDArray[np.float32], cubes: list[Found], ind
         x, y = int(cube.x), int(cube.y)
         if not present[y, x]:
             continue
-        cv2.floodFill(filled, mask, (x, y), 2)
+        _, _, _, (left, top, width, height) = cv2.floodFill(filled, mask, (x, y), 2)
         others = sum(1 for o in cubes if o.colour == index and filled[int(o.y), int(o.x)] == 2)
-        ys, xs = np.nonzero(filled == 2)
+        # (Looked for within the box the fill reports: numpy's nonzero is slow.)
+        ys, xs = np.nonzero(filled[top : top + height, left : left + width] == 2)
+        ys, xs = ys + top, xs + left
         if others > 1 or len(xs) < SINGLE_MIN_PIXELS:
             continue
         if not looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
@@ -893,11 +895,11 @@ def region_counts(
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """For each connected region of changed pixels (4-connected): its area (pixels) and how
     many of `cubes` lie in it."""
-    n, labels, stats, _ = regions(foreground.astype(np.uint8), 4)
+    n, labels = cv2.connectedComponents(foreground.astype(np.uint8), connectivity=4)
     found = np.zeros(n, np.int64)
     for cube in cubes:
         found[labels[int(cube.y), int(cube.x)]] += 1
-    return stats[1:, cv2.CC_STAT_AREA].astype(np.float64), found[1:]
+    return np.bincount(labels.ravel(), minlength=n)[1:].astype(np.float64), found[1:]
 
 
 def area_doubts(
