@@ -151,10 +151,11 @@ class Found:
     @property
     def confidence(self) -> float:
         """0..1 from the fill and the colour margin; below 0.5 the cube is in doubt."""
-        fill = float(np.clip(0.5 + (self.fill - MIN_FILL) / (SURE_FILL - MIN_FILL) * 0.5, 0, 1))
+        # (Plain min and max: np.clip on one number costs microseconds, for every cube.)
+        fill = min(max(0.5 + (self.fill - MIN_FILL) / (SURE_FILL - MIN_FILL) * 0.5, 0.0), 1.0)
         pair = frozenset((COLOURS[self.colour], COLOURS[self.runner_up]))
         sure = HARD_PAIR_MARGIN if pair in HARD_PAIRS else SURE_MARGIN
-        colour = float(np.clip(self.margin / sure, 0.0, 1.0))
+        colour = min(max(self.margin / sure, 0.0), 1.0)
         return min(fill, colour)
 
 
