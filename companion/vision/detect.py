@@ -11,7 +11,6 @@ beside it, colours between two models) makes the reading unsure.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -402,7 +401,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         debug("evidence", np.clip(seen.maps.max(axis=0) * 255.0, 0, 255).astype(np.uint8))
     inside = prepared.reference.inside
     # A cube against the rim still counts: its centre may lie a little outside the floor.
-    allowed = _reach(prepared, _odd(side))
+    allowed = prepared.floor_grown(_odd(side))
     cubes: list[Found] = []
     half = max(1, int(BOX * side / 2))
     # Only the box around the evidence needs searching: most of a tray is empty floor.
@@ -500,29 +499,6 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     return Detection(cubes, doubts)
 
 
-@functools.lru_cache(maxsize=4)
-def _steady_floor(prepared: Prepared) -> Mask:
-    """The floor less the pixels that change anyway between shots (worked out once per
-    profile): the floor's own border shifts with the rim's edge, the unstable ones flicker."""
-    reference = prepared.reference
-    floor = cv2.erode(reference.inside.astype(np.uint8), np.ones((3, 3), np.uint8))
-    steady: Mask = floor.astype(np.bool_)
-    if reference.unstable is not None:
-        steady &= ~reference.unstable
-    steady.flags.writeable = False  # shared by every reading with this profile
-    return steady
-
-
-@functools.lru_cache(maxsize=4)
-def _reach(prepared: Prepared, grow: int) -> Mask:
-    """The floor grown by `grow` pixels across (worked out once per profile)."""
-    reach: Mask = cv2.dilate(
-        prepared.reference.inside.astype(np.uint8), np.ones((grow, grow), np.uint8)
-    ).astype(np.bool_)
-    reach.flags.writeable = False  # shared by every reading with this profile
-    return reach
-
-
 def _faint_cube_left(
     comparison: Comparison, prepared: Prepared, cubes: list[Found], cube_side: float
 ) -> bool:
@@ -535,7 +511,7 @@ def _faint_cube_left(
         _explained(cubes, reference.inside.shape, cube_side * WORKING_SIDE),
         np.ones((grow, grow), np.uint8),
     ).astype(np.bool_)
-    quiet = _steady_floor(prepared) & ~near
+    quiet = prepared.steady_floor & ~near
     return faint_cube(
         comparison.difference, comparison.threshold, reference.local_noise, quiet, cube_side
     )

@@ -247,6 +247,23 @@ class Prepared:
         core = cv2.erode(framed, np.ones((reach, reach), np.uint8)).astype(np.bool_)
         self.edge: NDArray[np.intp] = np.flatnonzero(seen & ~core)
         """Flat indices of the view pixels in the band along that edge."""
+        # The floor's own border shifts with the rim's edge between shots, and the unstable
+        # pixels flicker.
+        floor = cv2.erode(reference.inside.astype(np.uint8), np.ones((3, 3), np.uint8))
+        steady = floor.astype(np.bool_)
+        if reference.unstable is not None:
+            steady &= ~reference.unstable
+        self.steady_floor: NDArray[np.bool_] = _shared(steady)
+        """The floor less the pixels that change between shots with nothing there."""
+        self._grown: dict[int, NDArray[np.bool_]] = {}
+
+    def floor_grown(self, pixels: int) -> NDArray[np.bool_]:
+        """The floor grown by `pixels` across (odd), worked out once: every reading asks."""
+        if pixels not in self._grown:
+            kernel = np.ones((pixels, pixels), np.uint8)
+            grown = cv2.dilate(self.reference.inside.astype(np.uint8), kernel).astype(np.bool_)
+            self._grown[pixels] = _shared(grown)
+        return self._grown[pixels]
 
     @classmethod
     def build(cls, profile: Profile) -> Prepared:
@@ -279,6 +296,12 @@ class Prepared:
         areas = np.array([profile.colours[c].cube_area for c in COLOURS], np.float64)
         clipped = np.array([profile.colours[c].clipped for c in COLOURS], np.bool_)
         return cls(reference, means, inverses, areas, seen, clipped, grey(empty))
+
+
+def _shared(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """`mask` made read-only: every reading with the profile uses the same array."""
+    mask.flags.writeable = False
+    return mask
 
 
 def encode_noise_map(noise: NDArray[np.float32]) -> str:
