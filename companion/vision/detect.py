@@ -176,17 +176,21 @@ def _odd(value: float) -> int:
     return max(3, round(value) | 1)
 
 
+def _fill(plane: NDArray[np.float32], side: float) -> NDArray[np.float32]:
+    """One colour's fill: the mean evidence in a cube's box around each pixel."""
+    return box_mean(plane, _odd(BOX * side))
+
+
 def _score(
-    plane: NDArray[np.float32], side: float
-) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """(fill, centre score) of one colour: the box's mean evidence, and that less the ring's."""
+    plane: NDArray[np.float32], fill: NDArray[np.float32], side: float
+) -> NDArray[np.float32]:
+    """One colour's centre score: its `fill` less the mean evidence of the ring around."""
     inner = _odd(BOX * side)
     outer = _odd(inner + 2 * RING * side)
     inner_area, outer_area = float(inner * inner), float(outer * outer)
-    fill = box_mean(plane, inner)
     around = box_mean(plane, outer)
     ring = (around * outer_area - fill * inner_area) / (outer_area - inner_area)
-    return fill, np.asarray(fill - RING_WEIGHT * ring, np.float32)
+    return np.asarray(fill - RING_WEIGHT * ring, np.float32)
 
 
 def _peaks(
@@ -281,14 +285,17 @@ def select(
     other2 = (OTHER_SPACING * side) ** 2
     cubes: list[tuple[int, int, int, float]] = []
     fills = np.empty_like(maps)
-    scores = np.empty_like(maps)
+    scores = np.zeros_like(maps)  # (a colour with no peak keeps zeros)
     # A colour whose residual a round left as it was has the same peaks again, and each was
     # taken or turned away for good (cubes and claims only grow): only the others are
     # scored again.
     planes = list(range(len(maps)))
     for _ in range(ROUNDS):
         for index in planes:
-            fills[index], scores[index] = _score(residual[index], side)
+            fills[index] = _fill(residual[index], side)
+            # With no box filled enough the colour has no peak: its score is not needed.
+            if (fills[index] >= MIN_FILL).any():
+                scores[index] = _score(residual[index], fills[index], side)
         before = len(cubes)
         claimed_before = claimed.copy()
         for _, index, y, x in _peaks(fills, scores, side, allowed, planes):
