@@ -1218,6 +1218,7 @@ def _sampling(view: TrayView) -> tuple[float, NDArray[np.int16], NDArray[np.uint
     steps_y = np.clip(down, -(2**19), 2**19).astype(np.int32)
     whole = np.stack([steps_x >> _STEP_BITS, steps_y >> _STEP_BITS], axis=-1).astype(np.int16)
     within = ((steps_y & (_STEPS - 1)) * _STEPS + (steps_x & (_STEPS - 1))).astype(np.uint16)
+    whole.flags.writeable = within.flags.writeable = False  # shared by every warp of the view
     return factor, whole, within
 
 
