@@ -85,8 +85,12 @@ def regions(
     # is a run; numpy's ufunc.at would take half a microsecond a pixel.
     order = np.argsort(which, kind="stable")
     run_xs, run_ys, ranked = xs[order], ys[order], which[order]
-    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
-    ends = np.r_[starts[1:], len(ranked)] - 1
+    # (Plain arrays, not np.r_: its indexing machinery costs more than the work here.)
+    first = np.empty(len(ranked), np.bool_)
+    first[0] = True
+    np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    ends = np.append(starts[1:], len(ranked)) - 1
     left = np.minimum.reduceat(run_xs, starts)
     right = np.maximum.reduceat(run_xs, starts)
     found = slice(1, None)
