@@ -626,7 +626,7 @@ def shadow_casters(
                 continue
             area = (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
             # The caster's own pixels: not the shade it throws.
-            pixels = lab[area][~shade[area]]
+            pixels = pixels_at(lab[area], ~shade[area])
             if len(pixels) < 0.5 * (2 * half + 1) ** 2:
                 continue
             median = channel_medians(pixels).astype(np.float32)
