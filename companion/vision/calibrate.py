@@ -91,8 +91,11 @@ STRANGER_CONFIDENCE = 0.8
 # And this many of one colour on one picture's floor refuse the set (one alone can be a
 # cube's shadow on a print of that colour).
 STRANGERS_TO_REFUSE = 2
-# A pixel that changed in this many of the seven colour pictures belongs to the set-up.
+# A pixel that changed in this many of the seven colour pictures, looking alike in them
+# (CIE76 units apart at most), belongs to the set-up. Four cube colours are never all that
+# close; black and brown under warm light came to 12-15 apart.
 UNSTABLE_VOTES = 4
+ALIKE = 12.0
 # A region whose pixels are mostly shadow-like is a dark cube (or a cube the tray's colour):
 # then its darker part is the cube, the lighter part its shadow.
 MOSTLY_SHADOW = 0.5
@@ -166,12 +169,21 @@ def _cube_area(areas: list[float]) -> float:
     return estimate
 
 
-def _unstable(views: Mapping[Colour, BGRImage], reference: Reference) -> Mask:
-    """Pixels that changed in most colour pictures: not cubes (each picture has its own
-    cubes in other places) but the set-up itself flickering (rim highlights, clipping)."""
+def unstable_pixels(views: Mapping[Colour, BGRImage], reference: Reference) -> Mask:
+    """Pixels that changed alike in most colour pictures: the set-up itself flickering (rim
+    highlights, clipping, a print the exposure shifts), which looks the same in every shot.
+    Cubes are no such pixels even where several pictures' cubes lie on the same spot (cubes
+    from a tower land in the same places): each picture's cube there is its own colour."""
+    comparisons = [compare(picture, reference) for picture in views.values()]
+    changed = np.stack([c.changed for c in comparisons])
+    lab = np.stack([c.lab for c in comparisons])
+    # For each picture, the changed pictures (itself included) whose colour there is within
+    # ALIKE of its own: the largest such group votes.
     votes = np.zeros(reference.inside.shape, np.int32)
-    for picture in views.values():
-        votes += compare(picture, reference).changed
+    for own in range(len(comparisons)):
+        distance = np.linalg.norm(lab - lab[own], axis=3)
+        alike = np.sum(changed & (distance <= ALIKE), axis=0) * changed[own]
+        votes = np.maximum(votes, alike)
     unstable = (votes >= UNSTABLE_VOTES).astype(np.uint8)
     grown = cv2.dilate(unstable, np.ones((3, 3), np.uint8))
     result: Mask = grown.astype(np.bool_)
@@ -296,7 +308,7 @@ def _learn(
     empty_view = view.warp(empty)
     debug("empty-view", empty_view)
     views = {colour: view.warp(per_colour[colour]) for colour in COLOURS}
-    unstable = _unstable(views, Reference.prepare(empty_view, view.tray_mask(), TARGET_SIDE))
+    unstable = unstable_pixels(views, Reference.prepare(empty_view, view.tray_mask(), TARGET_SIDE))
     debug("unstable", unstable)
     first = Reference.prepare(empty_view, view.tray_mask(), TARGET_SIDE, unstable=unstable)
     found: dict[Colour, _Found] = {}

@@ -8,6 +8,7 @@ import numpy as np
 from companion.core.cubes import Colour
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import Profile
+from companion.vision.calibrate import unstable_pixels
 from companion.vision.detect import Found, patch_masses
 from companion.vision.likelihood import cast_shadows
 from companion.vision.segment import Reference, compare
@@ -153,3 +154,22 @@ def test_calibration_learns_the_shadow_and_the_noise_map(
     line = ShadowLine(profile.shadow.direction, profile.shadow.deepest, profile.shadow.spread)
     assert line.deepest > 0.0
     assert profile.colours[Colour.WHITE].cube_area > 0.0
+
+
+def test_a_glint_in_most_pictures_is_unstable_but_cubes_on_one_spot_are_not() -> None:
+    # Seven calibration pictures. Four hold a cube on the same spot, each its own colour
+    # (cubes from a tower land in the same places); four show the same glint on the rim.
+    empty = _tray()
+    cube_colours = [(200, 60, 30), (30, 40, 200), (40, 160, 40), (235, 235, 235)]
+    views = {}
+    for index, colour in enumerate(Colour):
+        picture = empty.copy()
+        if index < len(cube_colours):
+            picture[40:51, 60:71] = cube_colours[index]
+        if index >= 3:
+            picture[5:9, 100:112] = 255
+        views[colour] = picture
+    unstable = unstable_pixels(views, _reference(empty))
+    assert unstable[5:9, 100:112].all()
+    assert not unstable[40:51, 60:71].any()
+    assert unstable.mean() < 0.02
