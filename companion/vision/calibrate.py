@@ -268,11 +268,17 @@ def _footprint_side(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> 
             ys, xs = np.nonzero(regions == region)
             if looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
                 areas.append(area)
+    return lone_cube_side(areas)
+
+
+def lone_cube_side(areas: list[float]) -> float | None:
+    """The side of the square of a cube's area from lone regions' areas (None when none)."""
     if not areas:
         return None
-    # Lone regions are mostly single cubes; a heap or a speck is far from the median.
+    # Lone regions are mostly single cubes; a heap or a speck is far from the median. (Two
+    # regions far apart in size leave none near their median: then the median is all there is.)
     middle = float(np.median(areas))
-    typical = [a for a in areas if 0.5 * middle <= a <= 1.6 * middle]
+    typical = [a for a in areas if 0.5 * middle <= a <= 1.6 * middle] or [middle]
     return float(np.sqrt(np.median(typical)))
 
 
