@@ -24,7 +24,7 @@ from companion.vision.detect import (
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.likelihood import cast_shadows
-from companion.vision.mixed import two_colours, two_kinds, unlike_floor
+from companion.vision.mixed import lighter_kind, two_colours, two_kinds, unlike_floor
 from companion.vision.profile import (
     ColourModel,
     Profile,
@@ -625,7 +625,7 @@ def _stray_group(
     # A black stray among lit cubes is all shade, which the core leaves out as a shadow:
     # the regions' darker parts are looked at too.
     groups = two_colours(comparison.lab, floor, core | found.dark, found.regions, side)
-    if groups is None or not two_kinds(*groups):
+    if groups is None:
         return []
     means, inverses = models
     pair = np.array(groups, np.float32)
@@ -633,6 +633,8 @@ def _stray_group(
     d2[:, index] = np.inf
     stray = int(np.argmin(d2.min(axis=1)))
     other = int(np.argmin(d2[stray]))
+    if not (two_kinds(*groups) or lighter_kind(groups[stray], groups[1 - stray])):
+        return []
     # The stray is surely that colour, and the rest surely not.
     if d2[stray, other] <= STRANGER_FIT_D2 and d2[1 - stray, other] > NOT_THE_CUBE_D2:
         return [COLOURS[other].value]

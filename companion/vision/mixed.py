@@ -31,6 +31,8 @@ WHOLE = 0.8
 # units off the other's hue).
 GREY_GAP = 40.0
 HUE_GAP = 12.0
+# A group of cubes this much lighter (L) than the rest is looked at for another kind too.
+LIGHTER = 8.0
 # A cube differs from the empty tray beneath it by at least this (CIE76; a black cube on a
 # warm print measured 20, print patches changed by the exposure 7-9).
 FLOOR_GAP = 15.0
@@ -92,6 +94,20 @@ def two_kinds(first: NDArray[np.float64], second: NDArray[np.float64]) -> bool:
     return off >= HUE_GAP
 
 
+def lighter_kind(stray: NDArray[np.float64], rest: NDArray[np.float64]) -> bool:
+    """Whether a group of cubes clearly lighter than the rest (Lab colours) is another kind
+    that `two_kinds` cannot tell by hue: black or brown beside yellow, black beside green.
+
+    The rest is not the stray's colour in shade: less light scales L + 16, a and b of one
+    colour by the same factor, so shade would have left the rest's a and b at the stray's
+    times that factor.
+    """
+    if stray[0] - rest[0] < LIGHTER:
+        return False
+    factor = (rest[0] + 16.0) / (stray[0] + 16.0)
+    return float(np.hypot(*(rest[1:] - stray[1:] * factor))) >= HUE_GAP
+
+
 def unlike_floor(
     pixels: NDArray[np.floating[Any]],
     beneath: NDArray[np.floating[Any]],
@@ -122,4 +138,4 @@ def _two_means(features: NDArray[np.float64]) -> NDArray[np.int64]:
     return labels
 
 
-__all__ = ["two_colours", "two_kinds"]
+__all__ = ["lighter_kind", "two_colours", "two_kinds"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.mixed import two_colours, two_kinds
+from companion.vision.mixed import lighter_kind, two_colours, two_kinds
 
 SIDE = 11.0
 RED = (40.0, 50.0, 35.0)
@@ -83,3 +83,23 @@ def test_two_kinds_differ_in_hue_or_far_in_lightness() -> None:
     # One black in the lamp, one in the wall's shade: same hue, a little lighter.
     assert not two_kinds(np.array((35.7, 2.0, 34.0)), np.array((25.1, 2.0, 17.0)))
     assert not two_kinds(np.array((50.0, 0.0, 0.0)), np.array((45.0, 0.0, 0.0)))
+
+
+def test_a_lighter_group_is_another_kind_unless_the_rest_is_it_in_shade() -> None:
+    # Measured on rendered calibration pictures with two stray cubes: each pair is one hue
+    # by `two_kinds` (a grey lies on every hue's ray; brown is yellow's hue).
+    strays_and_rests = [
+        ((51.6, -5.0, 48.5), (24.7, 7.0, 12.0)),  # yellow among brown
+        ((54.5, 8.0, 51.0), (22.4, 7.0, 11.0)),  # yellow among black
+        ((34.1, 11.0, 18.0), (24.7, 0.0, 1.0)),  # brown among black
+        ((45.5, -35.0, 29.0), (26.7, 2.0, 8.0)),  # green among black
+    ]
+    for stray, rest in strays_and_rests:
+        assert not two_kinds(np.array(stray), np.array(rest))
+        assert lighter_kind(np.array(stray), np.array(rest))
+        # A darker stray may be the picture's colour in shade: that is for `two_kinds`.
+        assert not lighter_kind(np.array(rest), np.array(stray))
+    # One black in the lamp, the rest in the wall's shade: L + 16, a and b scaled alike.
+    assert not lighter_kind(np.array((35.7, 2.0, 34.0)), np.array((25.1, 2.0, 17.0)))
+    # A little lighter is no sign of anything.
+    assert not lighter_kind(np.array((30.0, 11.0, 18.0)), np.array((24.7, 0.0, 1.0)))
