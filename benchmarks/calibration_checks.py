@@ -1,17 +1,26 @@
 """How well `companion.vision.calibrate` tells a good calibration set from one with a stray.
 
 For each condition and set-up (the same set-ups `vision_accuracy.py` draws, seed by seed) it
-calibrates twice: once from the clean set (empty tray, one picture per colour), which must be
-accepted, and once with one colour's picture replaced by a picture of 3 cubes of that colour
-and 2 of another (drawn at random per set-up), which must be refused naming the picture. It
-prints per condition:
+calibrates:
 
-- set-ups, clean sets refused (must be 0: a user with good pictures cannot go on),
+- from the clean set (empty tray, one picture per colour), which must be accepted;
+- from `--reshots` more shots of the same clean set, which must be accepted too: each picture
+  again with a camera's sensor noise (sigma 2 levels) and JPEG quality 90, as another frame of
+  the same scene would be. A set that is accepted or refused by the noise alone is fragile;
+- with one colour's picture replaced by a picture of 3 cubes of that colour and 2 of another
+  (drawn at random per set-up), which must be refused naming the picture.
+
+It prints per condition:
+
+- set-ups, clean sets refused (must be 0: a user with good pictures cannot go on), re-shots
+  refused (must be 0 too),
 - mixed sets refused for holding cubes of two colours, refused for another reason, accepted,
 
-and lists every refused clean set and accepted mixed set with the seeds that reproduce it.
+and lists every refused clean set or re-shot and accepted mixed set with the seeds that
+reproduce it.
 
 Run: .venv/bin/python benchmarks/calibration_checks.py [--setups 3] [--seeds 21 13 5]
+     [--reshots 2]
 """
 
 from __future__ import annotations
@@ -20,12 +29,13 @@ import argparse
 import sys
 import time
 
+import cv2
 import numpy as np
 
 # The same conditions at the same index as vision_accuracy.py: the set-up seeds depend on it.
 from vision_accuracy import CONDITIONS
 
-from companion.core.cubes import COLOURS, Counts
+from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.simtray.sets import sub_seed
 from companion.devices.tray_render import TrayScene, calibration_set, render
 
@@ -38,20 +48,47 @@ except ImportError as error:  # pragma: no cover - depends on the vision package
 NOT_CALIBRATION = ("hand", "no-tray", "bumped")
 # What a refusal of a mixed set must say to count as caught.
 CAUGHT = "holds cubes that look"
+# Another frame of the same scene: sensor noise (levels) and the camera's JPEG quality.
+RESHOT_NOISE = 2.0
+RESHOT_QUALITY = 90
 
 
-def check_setup(seed: int, condition: str, index: int, k: int) -> tuple[str | None, str]:
-    """(why the clean set was refused or None, what happened to the mixed set: 'caught',
-    'accepted' or 'refused: ...') for one set-up."""
+def _reshot(picture: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The same picture as another camera frame: fresh sensor noise, compressed again."""
+    noisy = picture.astype(np.float32) + rng.normal(0.0, RESHOT_NOISE, picture.shape)
+    frame = np.clip(np.round(noisy), 0, 255).astype(np.uint8)
+    _, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, RESHOT_QUALITY])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+def _refusal(empty: np.ndarray, pictures: dict[Colour, np.ndarray]) -> str | None:
+    """Why calibration refuses this set, or None when it accepts it."""
+    try:
+        vision.calibrate(empty, pictures)
+    except vision.VisionError as error:
+        return str(error)
+    return None
+
+
+def check_setup(
+    seed: int, condition: str, index: int, k: int, reshots: int
+) -> tuple[str | None, list[str], str]:
+    """(why the clean set was refused or None, why each refused re-shot was, what happened
+    to the mixed set: 'caught', 'accepted' or 'refused: ...') for one set-up."""
     setup_seed = sub_seed(seed, k, index)
     cal = calibration_set(setup_seed, condition, tests=0, jpeg=False)
     shots = cal.calibration_pictures()
     pictures = {colour: shots[colour.value].image for colour in COLOURS}
-    clean: str | None = None
-    try:
-        vision.calibrate(shots["empty"].image, pictures)
-    except vision.VisionError as error:
-        clean = str(error)
+    clean = _refusal(shots["empty"].image, pictures)
+    noise = np.random.default_rng([setup_seed, 5])
+    refused_reshots = []
+    for _ in range(reshots):
+        why = _refusal(
+            _reshot(shots["empty"].image, noise),
+            {colour: _reshot(picture, noise) for colour, picture in pictures.items()},
+        )
+        if why is not None:
+            refused_reshots.append(why)
     rng = np.random.default_rng(setup_seed)
     own, stray = (COLOURS[int(i)] for i in rng.choice(len(COLOURS), 2, replace=False))
     scene = TrayScene.random(
@@ -64,9 +101,9 @@ def check_setup(seed: int, condition: str, index: int, k: int) -> tuple[str | No
         vision.calibrate(shots["empty"].image, mixed)
     except vision.VisionError as error:
         if CAUGHT in str(error):
-            return clean, "caught"
-        return clean, f"refused ({pair}): {error}"
-    return clean, f"accepted ({pair})"
+            return clean, refused_reshots, "caught"
+        return clean, refused_reshots, f"refused ({pair}): {error}"
+    return clean, refused_reshots, f"accepted ({pair})"
 
 
 def main() -> None:
@@ -75,44 +112,53 @@ def main() -> None:
     parser.add_argument("--setups", type=int, default=3, help="set-ups per condition and seed")
     parser.add_argument("--seeds", type=int, nargs="+", default=[21, 13, 5], help="seeds")
     parser.add_argument("--only", nargs="*", default=None, help="condition names to run")
+    parser.add_argument(
+        "--reshots", type=int, default=1, help="noisy re-shots of each clean set to calibrate"
+    )
     args = parser.parse_args()
-    print(f"calibration checks: {args.setups} set-ups per condition, seeds {args.seeds}")
-    header = f"{'condition':12} {'sets':>4} {'clean refused':>13} {'mixed caught':>12} {'other':>5} {'accepted':>8} {'secs':>5}"
+    print(
+        f"calibration checks: {args.setups} set-ups per condition, seeds {args.seeds}, "
+        f"{args.reshots} re-shot(s) of each clean set"
+    )
+    header = f"{'condition':12} {'sets':>4} {'clean refused':>13} {'re-shots refused':>16} {'mixed caught':>12} {'other':>5} {'accepted':>8} {'secs':>5}"
     print(header)
     print("-" * len(header))
     notes: list[str] = []
-    totals = [0, 0, 0, 0, 0]
+    totals = [0, 0, 0, 0, 0, 0]
     for index, (_, condition) in enumerate(CONDITIONS):
         if condition in NOT_CALIBRATION or (args.only and condition not in args.only):
             continue
         start = time.perf_counter()
-        row = [0, 0, 0, 0, 0]
+        row = [0, 0, 0, 0, 0, 0]
         for seed in args.seeds:
             for k in range(args.setups):
-                clean, mixed = check_setup(seed, condition, index, k)
+                clean, reshots, mixed = check_setup(seed, condition, index, k, args.reshots)
                 where = f"seed {seed} {condition} set-up {k}"
                 row[0] += 1
                 if clean is not None:
                     row[1] += 1
                     notes.append(f"  {where}: clean set refused: {clean}")
+                row[2] += len(reshots)
+                notes.extend(f"  {where}: re-shot refused: {why}" for why in reshots)
                 if mixed == "caught":
-                    row[2] += 1
+                    row[3] += 1
                 elif mixed.startswith("accepted"):
-                    row[4] += 1
+                    row[5] += 1
                     notes.append(f"  {where}: mixed set {mixed}")
                 else:
-                    row[3] += 1
+                    row[4] += 1
                     notes.append(f"  {where}: mixed set {mixed}")
         totals = [a + b for a, b in zip(totals, row, strict=True)]
         seconds = time.perf_counter() - start
         print(
-            f"{condition:12} {row[0]:4d} {row[1]:13d} {row[2]:12d} {row[3]:5d} {row[4]:8d} "
-            f"{seconds:5.0f}",
+            f"{condition:12} {row[0]:4d} {row[1]:13d} {row[2]:16d} {row[3]:12d} {row[4]:5d} "
+            f"{row[5]:8d} {seconds:5.0f}",
             flush=True,
         )
     print("-" * len(header))
     print(
-        f"{'all':12} {totals[0]:4d} {totals[1]:13d} {totals[2]:12d} {totals[3]:5d} {totals[4]:8d}"
+        f"{'all':12} {totals[0]:4d} {totals[1]:13d} {totals[2]:16d} {totals[3]:12d} "
+        f"{totals[4]:5d} {totals[5]:8d}"
     )
     for note in notes:
         print(note)
