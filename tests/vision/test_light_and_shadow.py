@@ -158,7 +158,7 @@ def test_calibration_learns_the_shadow_and_the_noise_map(
 
 def test_a_glint_in_most_pictures_is_unstable_but_cubes_on_one_spot_are_not() -> None:
     # Seven calibration pictures. Four hold a cube on the same spot, each its own colour
-    # (cubes from a tower land in the same places); four show the same glint on the rim.
+    # (cubes from a tower land in the same places); four show the same glint elsewhere.
     empty = _tray()
     cube_colours = [(200, 60, 30), (30, 40, 200), (40, 160, 40), (235, 235, 235)]
     views = {}
