@@ -224,6 +224,7 @@ class Prepared:
         seen: NDArray[np.bool_],
         clipped: NDArray[np.bool_],
         empty_grey: NDArray[np.float32],
+        flicker: NDArray[np.bool_] | None = None,
     ) -> None:
         self.reference = reference
         self.means = means
@@ -248,11 +249,13 @@ class Prepared:
         self.edge: NDArray[np.intp] = np.flatnonzero(seen & ~core)
         """Flat indices of the view pixels in the band along that edge."""
         # The floor's own border shifts with the rim's edge between shots, and the unstable
-        # pixels flicker.
+        # pixels (`flicker`) change alike in most of them.
         floor = cv2.erode(reference.inside.astype(np.uint8), np.ones((3, 3), np.uint8))
         steady = floor.astype(np.bool_)
         if reference.unstable is not None:
             steady &= ~reference.unstable
+        if flicker is not None:
+            steady &= ~flicker
         self.steady_floor: NDArray[np.bool_] = _shared(steady)
         """The floor less the pixels that change between shots with nothing there."""
         self._grown: dict[int, NDArray[np.bool_]] = {}
@@ -281,7 +284,10 @@ class Prepared:
             view.tray_mask() & seen,
             profile.cube_side,
             profile.noise,
-            ~seen if unstable is None else unstable | ~seen,
+            # Only what lies beyond the picture never counts. Where the set-up flickered
+            # at calibration (a shaded band along a wall, a glint) the noise map asks a
+            # change to stand out further: a cube there still does, and is counted.
+            ~seen,
             profile.noise_map(),
             None
             if profile.shadow is None
@@ -295,7 +301,7 @@ class Prepared:
         )
         areas = np.array([profile.colours[c].cube_area for c in COLOURS], np.float64)
         clipped = np.array([profile.colours[c].clipped for c in COLOURS], np.bool_)
-        return cls(reference, means, inverses, areas, seen, clipped, grey(empty))
+        return cls(reference, means, inverses, areas, seen, clipped, grey(empty), unstable)
 
 
 def _shared(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:

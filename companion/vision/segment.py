@@ -133,7 +133,8 @@ class Reference:
     noise: float | None = None
     """Typical colour difference between two shots of this set-up (None while calibrating)."""
     unstable: Mask | None = None
-    """Pixels that change between shots with nothing there (highlights on the rim, clipping)."""
+    """Pixels whose change never counts: beyond the picture's edge, and while calibrating,
+    those that change between shots with nothing there (highlights on the rim, clipping)."""
     shadow: ShadowLine | None = None
     """This set-up's shadow (None while calibrating, or when calibration saw too little)."""
     linear: FloatImage | None = None
