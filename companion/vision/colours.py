@@ -13,6 +13,11 @@ LOOSE_SLACK = 8.0
 # A pixel up to this much darker (L) than a clipped model is still judged loosely: the light
 # falls off across a tray, and a cube in a dimmer spot comes out below the clip.
 DIMMER_BY = 8.0
+# A channel this close to the picture's limit (0..1 levels) is taken as clipped.
+AT_LIMIT = 0.03
+# A cube may lie in brighter light than calibration saw its colour in, up to this factor in
+# encoded levels (about twice the light): a lamp close to the tray lights its near end more.
+BRIGHTER_AT_MOST = 1.4
 
 
 def distances2(
@@ -21,7 +26,7 @@ def distances2(
     inverses: NDArray[np.float32],
     clipped: NDArray[np.bool_] | None = None,
     saturated: NDArray[np.bool_] | None = None,
-    means_at_ceiling: NDArray[np.float32] | None = None,
+    ceiling: tuple[float, float, float] | None = None,
 ) -> NDArray[np.float32]:
     """Squared Mahalanobis distance of N Lab pixels to each of K models: N x K.
 
@@ -29,12 +34,14 @@ def distances2(
     about as light as a model learned from clipped pixels or lighter (`clipped`, per model):
     the clip hid how light that colour is and its tint. A clearly darker pixel gets no slack
     there, so a clipped yellow does not take in the brown beside it. Saturated pixels are
-    compared with `means_at_ceiling` when given (the models as this picture's clip shows them,
-    see `through_ceiling`).
+    compared with each model as it looks at their light under this picture's `ceiling` when
+    given (see `seen_at_limit`).
     """
     delta = pixels[:, None, :] - means[None, :, :]
-    if saturated is not None and means_at_ceiling is not None and saturated.any():
-        delta[saturated] = pixels[saturated][:, None, :] - means_at_ceiling[None, :, :]
+    if saturated is not None and ceiling is not None and saturated.any():
+        delta[saturated] = pixels[saturated][:, None, :] - seen_at_limit(
+            pixels[saturated], means, ceiling
+        )
     result: NDArray[np.float32] = np.einsum("nki,kij,nkj->nk", delta, inverses, delta)
     loose = np.zeros(result.shape, np.bool_)
     if saturated is not None:
@@ -45,17 +52,35 @@ def distances2(
     return result
 
 
-def through_ceiling(
-    means: NDArray[np.float32], ceiling: tuple[float, float, float]
+def seen_at_limit(
+    pixels: NDArray[np.float32], means: NDArray[np.float32], ceiling: tuple[float, float, float]
 ) -> NDArray[np.float32]:
-    """The K Lab colours as a picture shows them whose channels (B, G, R, 0..1 levels) cannot
-    go beyond `ceiling`: a warm light or a longer exposure clips a white cube's red channel,
-    which turns it greenish-yellow, and only a model clipped the same way still matches."""
-    bgr = cv2.cvtColor(means[None, :, :].astype(np.float32), cv2.COLOR_Lab2BGR)
-    limited = np.minimum(bgr, np.array(ceiling, np.float32)[None, None, :])
-    lab = cv2.cvtColor(np.ascontiguousarray(limited, np.float32), cv2.COLOR_BGR2Lab)
-    result: NDArray[np.float32] = np.asarray(lab[0], np.float32)
+    """Each of K Lab colours as N pixels at the camera's limit would show it: N x K x 3.
+
+    A warm light or a longer exposure clips a white cube's red channel, which turns it
+    greenish-yellow; a cube nearer the lamp than calibration's is also brighter. So each
+    colour is brightened as far as the pixel's unclipped channels tell (at least not at all,
+    at most BRIGHTER_AT_MOST), then held at the picture's `ceiling` (B, G, R, 0..1 levels).
+    """
+    top = np.array(ceiling, np.float32)
+    seen = cv2.cvtColor(pixels[:, None, :].astype(np.float32), cv2.COLOR_Lab2BGR)[:, 0, :]
+    model = cv2.cvtColor(means[None, :, :].astype(np.float32), cv2.COLOR_Lab2BGR)[0]
+    # Channels below the limit tell the light: the least-squares factor over them.
+    free = (seen < top[None, :] - AT_LIMIT).astype(np.float32)
+    overlap = (seen * free) @ model.T
+    power = free @ (model * model).T
+    factor = np.full(overlap.shape, BRIGHTER_AT_MOST, np.float32)
+    np.divide(overlap, power, out=factor, where=power > 1e-6)
+    factor = np.clip(factor, 1.0, BRIGHTER_AT_MOST)
+    brighter = factor[:, :, None] * model[None, :, :]
+    # A colour that even so stays below the limit in every channel cannot be what a pixel
+    # at the limit shows: brightening it would only make a brown pass for a yellow.
+    reaches = np.any(brighter >= top[None, None, :], axis=2)
+    factor[~reaches] = 1.0
+    shown = np.minimum(factor[:, :, None] * model[None, :, :], top[None, None, :])
+    lab = cv2.cvtColor(np.ascontiguousarray(shown, np.float32), cv2.COLOR_BGR2Lab)
+    result: NDArray[np.float32] = np.asarray(lab, np.float32)
     return result
 
 
-__all__ = ["LOOSE_SLACK", "distances2", "through_ceiling"]
+__all__ = ["LOOSE_SLACK", "distances2", "seen_at_limit"]

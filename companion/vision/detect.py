@@ -347,11 +347,11 @@ def _colour_of(
     y: int,
     half: int,
     prepared: Prepared,
-    means_at_ceiling: NDArray[np.float32],
+    ceiling: tuple[float, float, float],
 ) -> tuple[int, float, int]:
     """(best colour, margin over the next, next colour) of the median Lab within a box;
     judged against the models as the camera's clip shows them when most of the box is at
-    the camera's limit (`means_at_ceiling`)."""
+    the camera's limit (under the picture's `ceiling`)."""
     box = (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
     lab = comparison.lab
     pixels = pixels_at(lab[box], foreground[box])
@@ -365,7 +365,7 @@ def _colour_of(
         prepared.inverses,
         prepared.clipped,
         np.array([at_limit]),
-        means_at_ceiling,
+        ceiling,
     )[0]
     order = np.argsort(d2)
     best, second = int(order[0]), int(order[1])
@@ -429,7 +429,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         found = without_cast_shadows(found, offset, side, lightness, floor, changed)
     for index, x, y, fill in found:
         best, margin, second = _colour_of(
-            comparison, seen.foreground, x, y, half, prepared, seen.means_at_ceiling
+            comparison, seen.foreground, x, y, half, prepared, comparison.ceiling
         )
         runner_up = second if best == index else best
         if best != index:
@@ -439,7 +439,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     # still counted when one colour explains it far better than the rest, but in doubt.
     accounted: Mask = _explained(cubes, inside.shape, side).astype(np.bool_)
     unaccounted = seen.unexplained & ~accounted
-    judged = (prepared.means, prepared.inverses, prepared.clipped, seen.means_at_ceiling)
+    judged = (prepared.means, prepared.inverses, prepared.clipped, comparison.ceiling)
     # No evidence map measured its fill: it is given the least a counted cube has, so its
     # confidence is at most 0.5 (and below that when its colour margin is thin).
     off = [
@@ -468,7 +468,6 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         seen.foreground[box],
         seen.unexplained[box],
         seen.shadow[box],
-        seen.means_at_ceiling,
     )
     moved = [replace(c, x=c.x - left, y=c.y - top) for c in cubes]
     lone = lone_shade(moved, local.shadow, inside[box], side, offset)

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.arrays import box_around, pixels_at
-from companion.vision.colours import distances2, through_ceiling
+from companion.vision.colours import distances2
 from companion.vision.images import FloatImage, Mask
 from companion.vision.segment import Comparison
 
@@ -50,9 +50,6 @@ class Evidence:
     shadow: Mask
     """Changed pixels that are only a darker version of the tray (shade), whether or not a
     dark colour also explains them."""
-    means_at_ceiling: NDArray[np.float32]
-    """K x 3: the colour models as this picture's clip shows them (see `through_ceiling`);
-    what pixels at the camera's limit are compared with."""
 
 
 def evidence(
@@ -74,21 +71,20 @@ def evidence(
     foreground = np.zeros((height, width), np.bool_)
     unexplained = np.zeros_like(foreground)
     shadow = np.zeros_like(foreground)
-    seen_clipped = through_ceiling(means, comparison.ceiling)
     # Only the box around the changed pixels is looked at: most of a tray is empty floor. Its
     # margin holds unchanged pixels for the openings below to see beyond the box's edge.
     solid = max(3, round(CASTER_WIDTH * cube_side) | 1)
     box = box_around(comparison.changed, solid + 2)
     if box is None:
-        return Evidence(maps, foreground, unexplained, shadow, seen_clipped)
+        return Evidence(maps, foreground, unexplained, shadow)
     kernel = np.ones((3, 3), np.uint8)
     opened = cv2.morphologyEx(comparison.changed[box].astype(np.uint8), cv2.MORPH_OPEN, kernel)
     mask: Mask = opened.astype(np.bool_)
     pixels = pixels_at(comparison.lab[box], mask)
     if len(pixels) == 0:
-        return Evidence(maps, foreground, unexplained, shadow, seen_clipped)
+        return Evidence(maps, foreground, unexplained, shadow)
     saturated = comparison.saturated[box][mask] if comparison.saturated is not None else None
-    d2 = distances2(pixels, means, inverses, clipped, saturated, seen_clipped)
+    d2 = distances2(pixels, means, inverses, clipped, saturated, comparison.ceiling)
     best = d2.min(axis=1)
     shadow_like = comparison.shadow_like[box][mask]
     # Weights fall off with the distance to the best model, so a pixel half-way between two
@@ -130,7 +126,7 @@ def evidence(
     foreground[box][mask] = ~shadow_like | (best <= SHADOW_FIT_D2)
     unexplained[box][mask] = ~explained & ~shadow_like
     shadow[box][mask] = shadow_like
-    return Evidence(maps, foreground, unexplained, shadow, seen_clipped)
+    return Evidence(maps, foreground, unexplained, shadow)
 
 
 def cast_shadows(casters: Mask, offset: tuple[float, float]) -> Mask:

@@ -54,17 +54,19 @@ def off_colour_cubes(
     floor: FloatImage,
     inside: Mask,
     square: float,
-    models: tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_], NDArray[np.float32]],
+    models: tuple[
+        NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_], tuple[float, float, float]
+    ],
 ) -> list[OffColour]:
     """The cube-sized patches of `left` (changed pixels no colour explains and no found cube
     accounts for) that one colour explains far better than the others.
 
     `floor` is the empty tray's lightness (L), `inside` the tray's floor, `square` the area one
     lying cube's colour covers (view pixels); `models` holds the colour means, their inverse
-    covariances, which of them were learned from clipped pixels, and the means as this
-    picture's clip shows them (see `colours.distances2`).
+    covariances, which of them were learned from clipped pixels, and the picture's ceiling
+    (B, G, R levels no colour can go beyond; see `colours.distances2`).
     """
-    means, inverses, clipped, at_ceiling = models
+    means, inverses, clipped, ceiling = models
     # Opening drops speckle and the pixel-wide bridges that would join a cube's patch to
     # another one, making a patch too long or too big to be taken.
     opened = cv2.morphologyEx(left.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -96,9 +98,7 @@ def off_colour_cubes(
             continue
         # Judged as the camera's clip shows the models when most of the patch is at the limit.
         at_limit = limit is not None and float(limit[box][patch].mean()) > 0.5
-        d2 = distances2(
-            colour[None, :], means, inverses, clipped, np.array([at_limit]), at_ceiling
-        )[0]
+        d2 = distances2(colour[None, :], means, inverses, clipped, np.array([at_limit]), ceiling)[0]
         order = np.argsort(d2)
         best, second = int(order[0]), int(order[1])
         if d2[best] > LOOSE_D2 or d2[second] < APART * d2[best]:

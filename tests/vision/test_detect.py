@@ -11,7 +11,7 @@ from companion.core.cubes import Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.colours import LOOSE_SLACK, distances2, through_ceiling
+from companion.vision.colours import LOOSE_SLACK, distances2, seen_at_limit
 from companion.vision.detect import (
     Found,
     area_doubts,
@@ -131,7 +131,7 @@ def test_shade_beside_a_found_cube_is_that_cube_s_even_where_a_dark_colour_fits_
     strip[26:35, 38:46] = True
     foreground |= strip
     none = np.zeros(shape, np.bool_)
-    seen = Evidence(np.zeros((1, *shape), np.float32), foreground, none, strip, np.zeros((1, 3)))
+    seen = Evidence(np.zeros((1, *shape), np.float32), foreground, none, strip)
     # The cube casts it (no shade is lone): nothing is left unexplained.
     assert unexplained_doubts([cube], seen, none, inside, SIDE) == []
     # Shade no found cube casts may be a dark cube.
@@ -324,15 +324,36 @@ def test_a_white_with_its_red_clipped_still_looks_white() -> None:
     inverses = np.stack([np.eye(3, dtype=np.float32) / 9.0] * 2)
     ceiling = (1.0, 1.0, 0.75)
     pixels = np.stack([_lab((0.59, 0.71, 0.75)), white]).astype(np.float32)
-    seen = through_ceiling(means, ceiling)
+    seen = seen_at_limit(pixels[:1], means, ceiling)[0]
     assert np.allclose(seen[0], pixels[0], atol=0.5)
     assert np.allclose(seen[1], green, atol=0.5)
     plain = distances2(pixels, means, inverses)
     assert plain[0, 1] < plain[0, 0]
     saturated = np.array([True, False])
-    aware = distances2(pixels, means, inverses, None, saturated, seen)
+    aware = distances2(pixels, means, inverses, None, saturated, ceiling)
     assert aware[0, 0] < 0.1 < aware[0, 1]
     assert np.allclose(aware[1], plain[1])
+
+
+def test_a_white_in_brighter_light_than_calibration_still_looks_white_but_a_brown_no_yellow() -> (
+    None
+):
+    # The white cube lies nearer the lamp than calibration's did: its blue and green are a
+    # fifth brighter and its red is held at the limit, so it looks yellower than the white
+    # model even as the limit shows that. Brightened as far as its unclipped channels tell,
+    # the white model matches it. A brown that even brightened stays below the limit is
+    # left as it is: a yellow at the limit must not pass for a bright brown.
+    white, brown, yellow = _lab((0.55, 0.66, 0.86)), _lab((0.12, 0.28, 0.45)), _lab((0.1, 0.7, 0.8))
+    means = np.stack([white, brown, yellow]).astype(np.float32)
+    ceiling = (1.0, 1.0, 0.9)
+    brighter = _lab((0.66, 0.79, 0.9))
+    seen = seen_at_limit(brighter[None, :].astype(np.float32), means, ceiling)[0]
+    assert np.allclose(seen[0], brighter, atol=0.5)
+    assert np.allclose(seen[1], brown, atol=0.5)
+    at_limit = _lab((0.15, 0.85, 0.9))
+    seen = seen_at_limit(at_limit[None, :].astype(np.float32), means, ceiling)[0]
+    assert np.allclose(seen[1], brown, atol=0.5)
+    assert np.linalg.norm(seen[2] - at_limit) < np.linalg.norm(yellow - at_limit)
 
 
 def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a_cube_is_not() -> (
