@@ -52,6 +52,19 @@ def distances2(
     return result
 
 
+def shade_gap(colour: NDArray[np.floating], lit: NDArray[np.floating]) -> float:
+    """How far (in a and b) a Lab `colour` lies from the Lab colour `lit` as less light would
+    show it at `colour`'s lightness. Less light scales L + 16, a and b of one surface by the
+    same factor (Lab's cube root), so the shade of `lit` lies at its a and b times that
+    factor; another surface lies off it."""
+    factor = (float(colour[0]) + 16.0) / (float(lit[0]) + 16.0)
+    return float(
+        np.hypot(
+            float(colour[1]) - float(lit[1]) * factor, float(colour[2]) - float(lit[2]) * factor
+        )
+    )
+
+
 def seen_at_limit(
     pixels: NDArray[np.float32], means: NDArray[np.float32], ceiling: tuple[float, float, float]
 ) -> NDArray[np.float32]:
@@ -83,4 +96,4 @@ def seen_at_limit(
     return result
 
 
-__all__ = ["LOOSE_SLACK", "distances2", "seen_at_limit"]
+__all__ = ["LOOSE_SLACK", "distances2", "seen_at_limit", "shade_gap"]

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from companion.vision.colours import shade_gap
 from companion.vision.images import FloatImage, Mask
 
 # Lightness counts this much against a and b when grouping: shade moves it most.
@@ -98,14 +99,11 @@ def lighter_kind(stray: NDArray[np.float64], rest: NDArray[np.float64]) -> bool:
     """Whether a group of cubes clearly lighter than the rest (Lab colours) is another kind
     that `two_kinds` cannot tell by hue: black or brown beside yellow, black beside green.
 
-    The rest is not the stray's colour in shade: less light scales L + 16, a and b of one
-    colour by the same factor, so shade would have left the rest's a and b at the stray's
-    times that factor.
+    The rest is not the stray's colour in shade (`shade_gap`).
     """
     if stray[0] - rest[0] < LIGHTER:
         return False
-    factor = (rest[0] + 16.0) / (stray[0] + 16.0)
-    return float(np.hypot(*(rest[1:] - stray[1:] * factor))) >= HUE_GAP
+    return shade_gap(rest, stray) >= HUE_GAP
 
 
 def unlike_floor(

@@ -356,6 +356,11 @@ def test_a_white_in_brighter_light_than_calibration_still_looks_white_but_a_brow
     assert np.linalg.norm(seen[2] - at_limit) < np.linalg.norm(yellow - at_limit)
 
 
+def _grey(lightness: np.ndarray) -> np.ndarray:
+    """A grey Lab picture of the given lightness (a and b 0)."""
+    return np.dstack([lightness, np.zeros_like(lightness), np.zeros_like(lightness)])
+
+
 def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a_cube_is_not() -> (
     None
 ):
@@ -369,19 +374,41 @@ def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a
     changed = np.zeros((80, 80), np.bool_)
     changed[28:47, 34:47] = True
     found = [(0, 40, 40, 1.0), (1, 40, 33, 0.7)]
-    kept = without_cast_shadows(found, offset, SIDE, lightness, floor, changed)
+    kept = without_cast_shadows(found, offset, SIDE, _grey(lightness), _grey(floor), changed)
     assert kept == [found[0]]
     # A real black cube there darkens the floor a shadow offset further on: it stays.
     changed[18:29, 36:45] = True
-    assert without_cast_shadows(found, offset, SIDE, lightness, floor, changed) == found
+    assert (
+        without_cast_shadows(found, offset, SIDE, _grey(lightness), _grey(floor), changed) == found
+    )
     # Away from where the blue's shadow falls, or no darker than the floor, a peak stays.
     changed[18:29, 36:45] = False
     aside = [(0, 40, 40, 1.0), (1, 51, 40, 0.7)]
-    assert without_cast_shadows(aside, offset, SIDE, lightness, floor, changed) == aside
+    assert (
+        without_cast_shadows(aside, offset, SIDE, _grey(lightness), _grey(floor), changed) == aside
+    )
     lighter = lightness.copy()
     lighter[28:39, 35:46] = 90.0
     light = [(0, 40, 40, 1.0), (2, 40, 33, 0.7)]
-    assert without_cast_shadows(light, offset, SIDE, lighter, floor, changed) == light
+    assert without_cast_shadows(light, offset, SIDE, _grey(lighter), _grey(floor), changed) == light
+
+
+def test_a_dark_cube_where_a_shadow_falls_stays_when_its_colour_is_no_shade_of_the_floor() -> None:
+    # Red print (L 50, a 60, b 45); a red cube at (40, 40) and, where its shadow falls, a
+    # peak of L 35. Red print in shade would keep a and b near 60 and 45 times 51/66; a
+    # brown cube's (a 22, b 30) lie far off that, so it stays. A peak the print's own hue,
+    # darker, is the shadow and goes.
+    offset = (0.0, -10.0)
+    floor = np.dstack([np.full((80, 80), v, np.float32) for v in (50.0, 60.0, 45.0)])
+    picture = floor.copy()
+    picture[34:47, 34:47] = (50.0, 62.0, 47.0)  # the red cube
+    picture[28:39, 35:46] = (35.0, 22.0, 30.0)  # a brown cube where its shadow falls
+    changed = np.zeros((80, 80), np.bool_)
+    changed[28:47, 34:47] = True
+    found = [(0, 40, 40, 1.0), (1, 40, 33, 0.7)]
+    assert without_cast_shadows(found, offset, SIDE, picture, floor, changed) == found
+    picture[28:39, 35:46] = (35.0, 60.0 * 51 / 66, 45.0 * 51 / 66)
+    assert without_cast_shadows(found, offset, SIDE, picture, floor, changed) == [found[0]]
 
 
 def test_a_peak_on_the_arm_of_a_cubes_l_shaped_shadow_is_dropped_too() -> None:
@@ -398,11 +425,16 @@ def test_a_peak_on_the_arm_of_a_cubes_l_shaped_shadow_is_dropped_too() -> None:
     changed[28:41, 30:43] = True
     changed[34:47, 34:47] = True
     found = [(0, 40, 40, 1.0), (1, 31, 37, 0.7)]
-    assert without_cast_shadows(found, offset, SIDE, lightness, floor, changed) == [found[0]]
+    assert without_cast_shadows(found, offset, SIDE, _grey(lightness), _grey(floor), changed) == [
+        found[0]
+    ]
     # A black peak as far along but most of a side across is no shadow of the blue: it stays.
     lightness[35:46, 23:34] = 20.0
     beside = [(0, 40, 40, 1.0), (1, 28, 40, 0.7)]
-    assert without_cast_shadows(beside, offset, SIDE, lightness, floor, changed) == beside
+    assert (
+        without_cast_shadows(beside, offset, SIDE, _grey(lightness), _grey(floor), changed)
+        == beside
+    )
 
 
 def test_a_shadow_on_a_floor_darker_than_black_is_no_black_cube() -> None:
@@ -417,7 +449,11 @@ def test_a_shadow_on_a_floor_darker_than_black_is_no_black_cube() -> None:
     changed = np.zeros((80, 80), np.bool_)
     changed[35:46, 35:56] = True
     found = [(0, 40, 40, 1.0), (1, 48, 40, 0.7)]
-    assert without_cast_shadows(found, offset, SIDE, lightness, floor, changed) == [found[0]]
+    assert without_cast_shadows(found, offset, SIDE, _grey(lightness), _grey(floor), changed) == [
+        found[0]
+    ]
     # A black cube there shows its own top, lighter than the floor: it stays.
     lightness[36:45, 46:56] = 20.0
-    assert without_cast_shadows(found, offset, SIDE, lightness, floor, changed) == found
+    assert (
+        without_cast_shadows(found, offset, SIDE, _grey(lightness), _grey(floor), changed) == found
+    )
