@@ -55,10 +55,11 @@ RING_WEIGHT = 0.5
 MIN_FILL = 0.45
 # Below this share the cube is counted, but the reading is unsure.
 SURE_FILL = 0.6
-# Two cubes' centres are at least this many cube sides apart: lying tops cannot overlap, and
-# only a cube leaning on another comes closer. Of two colours they may come closer: one half
-# hidden under the other shows as a strip beside it, and no cube's evidence is of two colours.
-MIN_SPACING = 0.66
+# Two cubes' centres are at least this many cube sides apart: lying tops cannot overlap (two
+# touching ones lie 1/WORKING_SIDE = 0.83 apart), and only a cube leaning on another comes
+# closer. Of two colours they may come closer: one half hidden under the other shows as a
+# strip beside it, and no cube's evidence is of two colours.
+MIN_SPACING = 0.72
 OTHER_SPACING = 0.45
 # Side of the square a found cube claims, in cube sides (its neighbours keep the rest): of its
 # own colour, and of the others.
