@@ -554,11 +554,12 @@ def without_cast_shadows(
     for number, (colour, x, y, fill) in enumerate(found):
         # A shadow only darkens the floor: a peak no darker than the floor there is none.
         # (What the picture shows, not the colour's mean: on a floor darker than a black
-        # cube, a shadow darker still passes for black in that colour's wide spread.)
-        if float(picture[y, x, 0]) >= float(floor[y, x, 0]) - SHADOW_DARKER:
-            kept.append((colour, x, y, fill))
-            continue
-        if shade_gap(picture[y, x], floor[y, x]) >= NOT_SHADE:
+        # cube, a shadow darker still passes for black in that colour's wide spread.) Nor is
+        # a peak far from the floor's colour in shade.
+        if (
+            float(picture[y, x, 0]) >= float(floor[y, x, 0]) - SHADOW_DARKER
+            or shade_gap(picture[y, x], floor[y, x]) >= NOT_SHADE
+        ):
             kept.append((colour, x, y, fill))
             continue
         # Lying along another peak's shadow offset from it, and close across it.
