@@ -224,7 +224,7 @@ class Prepared:
         seen: NDArray[np.bool_],
         clipped: NDArray[np.bool_],
         empty_grey: NDArray[np.float32],
-        flicker: NDArray[np.bool_] | None = None,
+        flicker: NDArray[np.bool_] | None,
     ) -> None:
         self.reference = reference
         self.means = means
@@ -252,8 +252,6 @@ class Prepared:
         # pixels (`flicker`) change alike in most of them.
         floor = cv2.erode(reference.inside.astype(np.uint8), np.ones((3, 3), np.uint8))
         steady = floor.astype(np.bool_)
-        if reference.unstable is not None:
-            steady &= ~reference.unstable
         if flicker is not None:
             steady &= ~flicker
         self.steady_floor: NDArray[np.bool_] = _shared(steady)
