@@ -121,7 +121,10 @@ def _gradients(lab: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[n
 
 
 def _hough_lines(
-    lab: NDArray[np.float32], gx: NDArray[np.float32], gy: NDArray[np.float32]
+    lab: NDArray[np.float32],
+    gx: NDArray[np.float32],
+    gy: NDArray[np.float32],
+    bowed: bool = False,
 ) -> list[tuple[float, float]]:
     """Long straight edges as (theta, rho) with cos(theta) x + sin(theta) y = rho, theta in
     [0, pi), strongest first, without near-duplicates.
@@ -162,6 +165,10 @@ def _hough_lines(
     # One bincount over all votes: far faster than accumulating them one by one.
     accumulator = np.bincount(np.concatenate(cells), minlength=bins * width_rho)
     accumulator = accumulator.reshape(bins, width_rho).astype(np.int32)
+    if bowed:
+        # A line's votes from three neighbouring distances: a side bowed by the lens, or
+        # lying between two distance steps, spreads its votes over them.
+        accumulator[:, 1:-1] += accumulator[:, :-2] + accumulator[:, 2:]
     votes_needed = max(20, int(0.15 * min(height, width)))
     # Peaks: the strongest cell in its neighbourhood (the vote spread x 11 pixels).
     dilated = cv2.dilate(accumulator.astype(np.float32), np.ones((2 * reach + 1, 5), np.uint8))
@@ -378,13 +385,15 @@ def _inside(inner: NDArray[np.float64], outer: NDArray[np.float64], slack: float
     )
 
 
-def _outlines(empty: BGRImage) -> tuple[NDArray[np.float64], NDArray[np.float32], float]:
+def _outlines(
+    empty: BGRImage, bowed: bool = False
+) -> tuple[NDArray[np.float64], NDArray[np.float32], float]:
     """Every convincing outline (N x 4 x 2, corners round the outline, in work-copy pixels), the
     work copy (BGR, float) and its scale (work pixels per picture pixel)."""
     bgr, lab, scale = _work_copy(empty)
     height, width = lab.shape[:2]
     gx, gy = _gradients(lab)
-    lines = np.array(_hough_lines(lab, gx, gy), np.float64).reshape(-1, 2)
+    lines = np.array(_hough_lines(lab, gx, gy, bowed), np.float64).reshape(-1, 2)
     if len(lines) < 4:
         return np.zeros((0, 4, 2), np.float64), bgr, scale
     tables, starts = _support_tables(lab, gx, gy, [(float(t), float(r)) for t, r in lines])
@@ -418,22 +427,29 @@ def find_tray(empty: BGRImage) -> Corners | None:
     picture's edge, or when nothing is found. Then a sharper look in a top-down view of the
     largest outline picks the rim's inner edge and the floor's edge on each side (see
     _rim_and_floor): the floor is the rim's rectangle scaled about the point below the camera,
-    which tells the floor/wall crease from the edge of the rim's shadow on the floor. When that
-    look finds nothing, the innermost nested outline without a shadow-like side is returned.
+    which tells the floor/wall crease from the edge of the rim's shadow on the floor.
+
+    When the first look finds no nested outline, or the sharper look finds no floor in it, a
+    second look counts each line's votes over neighbouring distances: a side bowed by the lens
+    spreads its votes, and on grained wood or a striped floor it then stood out too little (or
+    a wrong side stood out instead). When neither sharper look finds a floor, the innermost
+    nested outline without a shadow-like side is returned.
     """
-    corners, bgr, scale = _outlines(empty)
-    if len(corners) == 0:
+    rough: NDArray[np.float64] | None = None
+    for bowed in (False, True):
+        corners, bgr, scale = _outlines(empty, bowed)
+        if len(corners) == 0 or not _has_nested(corners):
+            continue
+        outer = corners[int(np.argmax(_areas(corners)))] / scale
+        floor = _floor_in_view(empty, outer)
+        if floor is not None:
+            return order_corners(floor.astype(np.float32))
+        if rough is None:
+            found = _floor_outline(corners, bgr)
+            rough = None if found is None else found / scale
+    if rough is None:
         return None
-    if not _has_nested(corners):
-        return None
-    outer = corners[int(np.argmax(_areas(corners)))] / scale
-    floor = _floor_in_view(empty, outer)
-    if floor is None:
-        found = _floor_outline(corners, bgr)
-        if found is None:
-            return None
-        floor = found / scale
-    return order_corners(floor.astype(np.float32))
+    return order_corners(rough.astype(np.float32))
 
 
 def _has_nested(corners: NDArray[np.float64]) -> bool:
