@@ -91,6 +91,11 @@ STRANGER_CONFIDENCE = 0.8
 # And this many of one colour on one picture's floor refuse the set (one alone can be a
 # cube's shadow on a print of that colour).
 STRANGERS_TO_REFUSE = 2
+# A stranger's middle differs from the empty tray beneath by at least this (CIE76). In the
+# calibration checks (benchmarks/calibration_checks.py, 5 seeds) the trace of an exposure
+# change on vivid print, where it passed for strangers, measured 5.5-9; the stray cubes in
+# those set-ups 13-31 (a brown cube on red print the least).
+STRANGER_CHANGE = 11.0
 # A pixel that changed in this many of the seven colour pictures, looking alike in them
 # (CIE76 units apart at most), belongs to the set-up. Four cube colours are never all that
 # close: the closest pair, black and brown, learned 12 and 15 apart in two set-ups.
@@ -510,19 +515,26 @@ def _check_counted_alike(profile: Profile, counted: Counted) -> None:
     counted as that colour, or the blended model takes the other picture's cubes for its
     own. Only sure strangers on the floor count: whatever lies on the rim changes with the
     light between shots. Black is left out: shadows on a dark print read as black cubes.
+    And only where the picture differs from the empty tray as much as a cube does: on vivid
+    print near the top of the camera's range an exposure change leaves a trace that the
+    per-channel level mapping cannot undo, and a cube-sized patch of it can fit the colour
+    printed there (bright green print, the green model).
     """
     reference = profile.prepared().reference
     # Where the empty tray was at the camera's limit, a darker picture shows a colour the
     # empty one never did (a pale print turns "white"): nothing to judge there.
     floor = reference.inside & (reference.peak < CLIPPED)
     black = COLOURS.index(Colour.BLACK)
+    reach = max(1, round(0.25 * profile.cube_side))
     for index, colour in enumerate(COLOURS):
+        comparison, cubes = counted[colour]
         strangers = Counter(
             COLOURS[cube.colour].value
-            for cube in counted[colour][1]
+            for cube in cubes
             if cube.colour not in (index, black)
             and cube.confidence >= STRANGER_CONFIDENCE
             and floor[int(cube.y), int(cube.x)]
+            and _middle_change(comparison.lab, reference.lab, cube, reach) >= STRANGER_CHANGE
         )
         others = sorted(
             other for other, number in strangers.items() if number >= STRANGERS_TO_REFUSE
@@ -534,6 +546,16 @@ def _check_counted_alike(profile: Profile, counted: Counted) -> None:
                 f"{named} picture holds cubes of two colours; take them again with cubes of "
                 "one colour in each"
             )
+
+
+def _middle_change(lab: FloatImage, empty: FloatImage, cube: Found, reach: int) -> float:
+    """How far (CIE76) the median colour of the square `reach` pixels round a found cube's
+    middle lies from the empty tray's there (`lab` and `empty`: the views in Lab)."""
+    x, y = round(cube.x), round(cube.y)
+    square = (slice(max(0, y - reach), y + reach + 1), slice(max(0, x - reach), x + reach + 1))
+    here = np.median(lab[square].reshape(-1, 3), axis=0)
+    before = np.median(empty[square].reshape(-1, 3), axis=0)
+    return float(np.linalg.norm(here - before))
 
 
 def _cores(found: _Found, typical: float, side: float) -> tuple[Mask, list[float]]:
