@@ -7,11 +7,11 @@ Prints, on one core (OpenCV threads set to 1):
 - peak resident memory (RSS) of this process while counting.
 
 Goals (issue 3): under 20 ms, under 10 times the plain pass, under 150 MB.
-The pictures come from the shared tray renderer: several calibrated set-ups whose camera takes
-800x600 pictures and whose tray calibration found (the first from --seed on), five drops each.
-Each set-up's median is printed too: the time grows with the tray's size in the picture. (One
-set-up alone misled: the earlier default, seed 11, had no tray found until the tray finder's
-second look, and timed counting in the whole picture.)
+The pictures come from the shared tray renderer: the first set-ups from --seed on whose camera
+takes 800x600 pictures and whose tray calibration finds, five drops each. Each set-up's median
+is printed too: the time grows with the tray's size in the picture. (One set-up alone misled:
+seed 11, the earlier default, had no tray found until the tray finder's second look, so it
+timed counting in the whole picture.)
 Run: .venv/bin/python benchmarks/vision.py [--repeats 30] [--seed 11] [--setups 5]
 """
 
@@ -119,6 +119,8 @@ def main() -> None:
     parser.add_argument("--setups", type=int, default=5, help="set-ups to time")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.setups < 1:
+        parser.error("--setups must be at least 1")
     if args.measure is not None:
         measure(args.measure, args.repeats)
         return
