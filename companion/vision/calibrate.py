@@ -24,7 +24,13 @@ from companion.vision.detect import (
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.likelihood import cast_shadows
-from companion.vision.mixed import lighter_kind, two_colours, two_kinds, unlike_floor
+from companion.vision.mixed import (
+    floor_change,
+    lighter_kind,
+    two_colours,
+    two_kinds,
+    unlike_floor,
+)
 from companion.vision.profile import (
     ColourModel,
     Profile,
@@ -549,13 +555,12 @@ def _check_counted_alike(profile: Profile, counted: Counted) -> None:
 
 
 def _middle_change(lab: FloatImage, empty: FloatImage, cube: Found, reach: int) -> float:
-    """How far (CIE76) the median colour of the square `reach` pixels round a found cube's
-    middle lies from the empty tray's there (`lab` and `empty`: the views in Lab)."""
+    """How far (CIE76) the colour of the square `reach` pixels round a found cube's middle
+    lies from the empty tray's there (`lab` and `empty`: the views in Lab)."""
     x, y = round(cube.x), round(cube.y)
     square = (slice(max(0, y - reach), y + reach + 1), slice(max(0, x - reach), x + reach + 1))
-    here = np.median(lab[square].reshape(-1, 3), axis=0)
-    before = np.median(empty[square].reshape(-1, 3), axis=0)
-    return float(np.linalg.norm(here - before))
+    whole = np.ones(lab[square].shape[:2], np.bool_)
+    return floor_change(lab[square], empty[square], whole)
 
 
 def _cores(found: _Found, typical: float, side: float) -> tuple[Mask, list[float]]:

@@ -106,14 +106,23 @@ def lighter_kind(stray: NDArray[np.float64], rest: NDArray[np.float64]) -> bool:
     return shade_gap(rest, stray) >= HUE_GAP
 
 
+def floor_change(
+    pixels: NDArray[np.floating[Any]],
+    beneath: NDArray[np.floating[Any]],
+    chosen: NDArray[np.bool_],
+) -> float:
+    """How far (CIE76) the `chosen` pixels' median colour lies from the empty tray's there."""
+    change = np.median(pixels[chosen], axis=0) - np.median(beneath[chosen], axis=0)
+    return float(np.linalg.norm(change))
+
+
 def unlike_floor(
     pixels: NDArray[np.floating[Any]],
     beneath: NDArray[np.floating[Any]],
     chosen: NDArray[np.bool_],
 ) -> bool:
     """Whether the `chosen` pixels' colour differs from the empty tray's there like a cube's."""
-    change = np.median(pixels[chosen], axis=0) - np.median(beneath[chosen], axis=0)
-    return float(np.linalg.norm(change)) >= FLOOR_GAP
+    return floor_change(pixels, beneath, chosen) >= FLOOR_GAP
 
 
 def _two_means(features: NDArray[np.float64]) -> NDArray[np.int64]:
