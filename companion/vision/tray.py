@@ -124,10 +124,11 @@ def _hough_lines(
     lab: NDArray[np.float32],
     gx: NDArray[np.float32],
     gy: NDArray[np.float32],
-    bowed: bool = False,
+    bowed: bool,
 ) -> list[tuple[float, float]]:
     """Long straight edges as (theta, rho) with cos(theta) x + sin(theta) y = rho, theta in
-    [0, pi), strongest first, without near-duplicates.
+    [0, pi), strongest first, without near-duplicates; with `bowed`, a line's votes are
+    counted over three neighbouring distances (see `find_tray`).
 
     Each edge pixel votes only for lines within _VOTE_SPREAD_DEG degrees of square to its own colour change
     (in its strongest channel), and with that change's sign, so that texture (wood grain, dots,
@@ -386,22 +387,23 @@ def _inside(inner: NDArray[np.float64], outer: NDArray[np.float64], slack: float
 
 
 def _outlines(
-    empty: BGRImage, bowed: bool = False
-) -> tuple[NDArray[np.float64], NDArray[np.float32], float]:
-    """Every convincing outline (N x 4 x 2, corners round the outline, in work-copy pixels), the
-    work copy (BGR, float) and its scale (work pixels per picture pixel)."""
-    bgr, lab, scale = _work_copy(empty)
+    lab: NDArray[np.float32],
+    gradients: tuple[NDArray[np.float32], NDArray[np.float32]],
+    bowed: bool,
+) -> NDArray[np.float64]:
+    """Every convincing outline (N x 4 x 2, corners round the outline) in the work copy (`lab`,
+    and its `gradients` from `_gradients`); `bowed` as `_hough_lines` takes it."""
     height, width = lab.shape[:2]
-    gx, gy = _gradients(lab)
+    gx, gy = gradients
     lines = np.array(_hough_lines(lab, gx, gy, bowed), np.float64).reshape(-1, 2)
     if len(lines) < 4:
-        return np.zeros((0, 4, 2), np.float64), bgr, scale
+        return np.zeros((0, 4, 2), np.float64)
     tables, starts = _support_tables(lab, gx, gy, [(float(t), float(r)) for t, r in lines])
     min_side = 0.2 * min(height, width)
     support = _segment_support(tables, starts, _crossing_params(lines), min_side)
     quads = _quads(lines, support)
     if len(quads) == 0:
-        return np.zeros((0, 4, 2), np.float64), bgr, scale
+        return np.zeros((0, 4, 2), np.float64)
     corners = _corners_of(lines, quads)
     total = float(height * width)
     inside = np.all(
@@ -412,7 +414,8 @@ def _outlines(
         axis=1,
     )
     plausible = inside & _shape_ok(corners, _MIN_TRAY_FRACTION * total, _MAX_TRAY_FRACTION * total)
-    return corners[plausible], bgr, scale
+    result: NDArray[np.float64] = corners[plausible]
+    return result
 
 
 def find_tray(empty: BGRImage) -> Corners | None:
@@ -435,9 +438,11 @@ def find_tray(empty: BGRImage) -> Corners | None:
     a wrong side stood out instead). When neither sharper look finds a floor, the innermost
     nested outline without a shadow-like side is returned.
     """
+    bgr, lab, scale = _work_copy(empty)
+    gradients = _gradients(lab)
     rough: NDArray[np.float64] | None = None
     for bowed in (False, True):
-        corners, bgr, scale = _outlines(empty, bowed)
+        corners = _outlines(lab, gradients, bowed)
         if len(corners) == 0 or not _has_nested(corners):
             continue
         outer = corners[int(np.argmax(_areas(corners)))] / scale
