@@ -117,6 +117,10 @@ class Reference:
     """The blurred view, BGR 0..1, every SAMPLE_STEP-th pixel of every SAMPLE_STEP-th row."""
     inside_sample: Mask
     """`inside` at the same pixels."""
+    levels_sample: Mask
+    """The pixels the level mapping learns from, at the same pixels: the floor and a cube's
+    side round it (the walls' foot). Not more: the rim and the table beyond it are lit
+    otherwise, and learning from them refused more good calibration sets."""
     floor_sample: NDArray[np.intp]
     """Flat indices of the tray's pixels on every other row and column."""
     lab: FloatImage
@@ -159,6 +163,7 @@ class Reference:
         brightness, share = chromaticity(bgr)
         peak = channel_max(bgr)
         sample = np.ascontiguousarray(bgr[::SAMPLE_STEP, ::SAMPLE_STEP])
+        inside_sample = np.ascontiguousarray(inside[::SAMPLE_STEP, ::SAMPLE_STEP])
         floor_sample = np.zeros_like(inside)
         floor_sample[::2, ::2] = inside[::2, ::2]
         lab = lab8(blurred)
@@ -170,7 +175,8 @@ class Reference:
         high = np.minimum(np.asarray(cv2.dilate(lab, kernel), np.float32), lab + SHIFT_TOLERANCE)
         return cls(
             sample,
-            np.ascontiguousarray(inside[::SAMPLE_STEP, ::SAMPLE_STEP]),
+            inside_sample,
+            _grown(inside_sample, cube_side / SAMPLE_STEP),
             np.flatnonzero(floor_sample),
             lab,
             brightness,
@@ -251,9 +257,13 @@ def tone_tables(
     range of levels to the clipped one, as it should: that detail was never seen. Levels with
     little tray behind them (dark cubes live there), or whose tray pixels disagree with the
     picture's overall gain, follow the gain instead, so cubes cannot bend the mapping.
+
+    The tray pixels are the floor and a cube's side round it (`Reference.levels_sample`): the
+    foot of a dark wall holds levels the floor lacks, and the toe of the camera's curve moves
+    those unlike the gain. Followed by the gain, a purple wall turns to black cubes.
     """
     ref_sample = reference.sample
-    inside = reference.inside_sample & ~_small_changes(
+    inside = reference.levels_sample & ~_small_changes(
         raw_sample, ref_sample, gains, reference.cube_side / SAMPLE_STEP
     )
     pic = np.clip(np.round(pixels_at(raw_sample, inside) * 255.0), 0, 255).astype(np.int32)
@@ -297,6 +307,15 @@ def tone_tables(
             curve[above] = fitted[-1] + (levels[above] - high) / gains[channel]
         tables[:, 0, channel] = np.round(np.clip(curve, 0.0, 255.0)).astype(np.uint8)
     return tables
+
+
+def _grown(mask: Mask, reach: float) -> Mask:
+    """`mask` grown by `reach` pixels (at least one) every way."""
+    size = 2 * max(1, round(reach)) + 1
+    grown: Mask = cv2.dilate(mask.astype(np.uint8), np.ones((size, size), np.uint8)).astype(
+        np.bool_
+    )
+    return grown
 
 
 def _small_changes(

@@ -72,6 +72,36 @@ def test_a_cube_on_the_tray_changes_under_any_exposure() -> None:
         assert comparison.changed[:, :60].mean() < 0.02, factor
 
 
+def _camera(light: np.ndarray) -> np.ndarray:
+    """8-bit levels of linear `light` through sRGB and a camera's S (darks lifted, as the
+    simulated camera does): a change of exposure then moves dark levels unlike bright ones."""
+    light = np.clip(light, 0.0, 1.0)
+    srgb = np.where(light <= 0.0031308, light * 12.92, 1.055 * np.power(light, 1 / 2.4) - 0.055)
+    curved = srgb + 0.24 * np.sin(2 * np.pi * srgb) * (1 - srgb) * srgb
+    return np.clip(np.round(curved * 255.0), 0, 255).astype(np.uint8)
+
+
+def test_a_dark_wall_round_the_floor_keeps_its_colour_under_another_exposure() -> None:
+    # A beige floor inside dark purple walls. The floor has none of the walls' levels; mapped
+    # by the overall gain, they drift by several units (a purple wall then looks like black
+    # cubes). The level mapping learns from the walls' foot as well.
+    height, width, wall = 90, 120, 14
+    light = np.empty((height, width, 3), np.float32)
+    light[:] = np.array([0.30, 0.45, 0.55], np.float32)
+    light *= np.linspace(0.8, 1.0, width, dtype=np.float32)[None, :, None]
+    floor = np.zeros((height, width), np.bool_)
+    floor[wall:-wall, wall:-wall] = True
+    light[~floor] = (0.06, 0.002, 0.035)
+    reference = Reference.prepare(_camera(light), floor, SIDE)
+    foot = cv2.dilate(floor.astype(np.uint8), np.ones((21, 21), np.uint8)).astype(np.bool_)
+    foot &= ~floor
+    for factor in (0.6, 0.75, 1.3):
+        comparison = compare(_camera(light * np.float32(factor)), reference)
+        drift = np.linalg.norm(comparison.lab[foot] - reference.lab[foot], axis=1)
+        assert float(np.median(drift)) < 1.0, factor
+        assert comparison.changed.mean() < 0.01, factor
+
+
 def _shadowed(empty: np.ndarray, direction: np.ndarray, depth: float) -> np.ndarray:
     """The tray with a shadow: linear light times 1 - depth * direction, per channel."""
     light = linear(empty) * (np.float32(1.0) - np.float32(depth) * direction)

@@ -180,6 +180,16 @@ def test_a_vivid_print_darkened_by_the_exposure_is_no_stray_cube() -> None:
     assert set(calibrate(empty, pictures).colours) == set(COLOURS)
 
 
+def test_a_dark_walled_tray_is_no_stray_cube_after_an_exposure_change() -> None:
+    # Dark purple walls round an orange and teal floor, and the blue picture exposed a
+    # quarter darker than the empty tray. The walls' levels, which the floor lacks, used to
+    # follow the overall gain; the toe of the camera's curve moves them otherwise, and the
+    # set was refused as "blue with black".
+    dark_walls = calibration_set(505326357, "empty", tests=0, jpeg=False)
+    pictures = {colour: shot.image for colour, shot in dark_walls.colours}
+    assert set(calibrate(dark_walls.empty.image, pictures).colours) == set(COLOURS)
+
+
 def test_profile_round_trip_and_load_errors(tmp_path: Path, profile: Profile) -> None:
     path = tmp_path / "profile.json"
     profile.save(path)
