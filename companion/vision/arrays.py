@@ -61,6 +61,15 @@ def all_channels(test: NDArray[np.bool_]) -> NDArray[np.bool_]:
     return result
 
 
+def grown(mask: Mask, reach: float) -> Mask:
+    """`mask` grown by `reach` pixels (at least one) every way."""
+    size = 2 * max(1, round(reach)) + 1
+    result: Mask = cv2.dilate(mask.astype(np.uint8), np.ones((size, size), np.uint8)).astype(
+        np.bool_
+    )
+    return result
+
+
 def regions(
     mask: NDArray[np.uint8], connectivity: int
 ) -> tuple[int, NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:

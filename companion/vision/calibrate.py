@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
+from companion.vision.arrays import grown
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import (
@@ -125,7 +126,8 @@ def _regions(view: BGRImage, reference: Reference) -> _Found:
     n, regions, stats, _ = cv2.connectedComponentsWithStats(cleaned, connectivity=4)
     areas = [float(stats[i, cv2.CC_STAT_AREA]) for i in range(1, n)]
     cube = cleaned.astype(np.bool_) & ~comparison.shadow_like
-    shaded: list[tuple[slice, slice, Mask]] = []
+    shaded: list[tuple[slice, slice, Mask, Mask]] = []
+    lit = np.zeros_like(cube)
     lit_area = shaded_area = 0.0
     for index in range(1, n):
         x, y, w, h = (int(v) for v in stats[index, :4])
@@ -143,18 +145,22 @@ def _regions(view: BGRImage, reference: Reference) -> _Found:
             and float(np.median(lightness[rest])) > -LIT_DARKER
         ):
             lit_area += areas[index - 1]
+            lit[y : y + h, x : x + w] |= inside
             continue
         ratio = comparison.ratio[y : y + h, x : x + w]
         darker = shadowy & (ratio <= np.median(ratio[shadowy]))
-        shaded.append((slice(y, y + h), slice(x, x + w), darker))
+        shaded.append((slice(y, y + h), slice(x, x + w), darker, inside))
         shaded_area += areas[index - 1]
     dark = np.zeros_like(cube)
-    for rows, columns, darker in shaded:
-        dark[rows, columns] |= darker
     # All cubes of a picture are one colour: when most of them show themselves lit, a region
-    # that is all shade is a shadow whose cube it lost touch with, not a dark cube.
-    if lit_area <= shaded_area:
-        cube |= dark
+    # that is all shade is a shadow whose cube it lost touch with, not a dark cube. Such a
+    # shadow lies beside its cube; one farther than a cube's side from every lit region is a
+    # dark cube all the same (dark cubes by a wall can pass for lit ones).
+    beside_lit = grown(lit, reference.cube_side)
+    for rows, columns, darker, inside in shaded:
+        dark[rows, columns] |= darker
+        if lit_area <= shaded_area or not (beside_lit[rows, columns] & inside).any():
+            cube[rows, columns] |= darker
     singles = []
     for index in range(1, n):
         ys, xs = np.nonzero(regions == index)

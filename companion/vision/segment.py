@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.arrays import all_channels, box_around, pixels_at, regions
+from companion.vision.arrays import all_channels, box_around, grown, pixels_at, regions
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.shadow import ShadowLine, darkening, linear
 
@@ -176,7 +176,7 @@ class Reference:
         return cls(
             sample,
             inside_sample,
-            _grown(inside_sample, cube_side / SAMPLE_STEP),
+            grown(inside_sample, cube_side / SAMPLE_STEP),
             np.flatnonzero(floor_sample),
             lab,
             brightness,
@@ -307,15 +307,6 @@ def tone_tables(
             curve[above] = fitted[-1] + (levels[above] - high) / gains[channel]
         tables[:, 0, channel] = np.round(np.clip(curve, 0.0, 255.0)).astype(np.uint8)
     return tables
-
-
-def _grown(mask: Mask, reach: float) -> Mask:
-    """`mask` grown by `reach` pixels (at least one) every way."""
-    size = 2 * max(1, round(reach)) + 1
-    grown: Mask = cv2.dilate(mask.astype(np.uint8), np.ones((size, size), np.uint8)).astype(
-        np.bool_
-    )
-    return grown
 
 
 def _small_changes(

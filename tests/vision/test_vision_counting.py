@@ -171,3 +171,17 @@ def test_a_white_on_a_cream_print_is_learned_from_its_top_not_its_shadow(
     shot = cal.tests[1]
     assert shot.counts.white == whites
     assert read_tray(shot.image, profile).counts == shot.counts
+
+
+def test_dark_cubes_away_from_the_lit_ones_teach_the_dark_model() -> None:
+    # Black cubes under a strong lamp. Two touch by a wall, where enough of them looks no
+    # darker than the floor to pass for lit cubes; the two alone on the bright floor are all
+    # shade.
+    # Weighed by area, lit narrowly beat shaded, the lone two were taken for shadows, and
+    # black was learned from the pair alone (L 43 for cubes that read 30-37): every black
+    # cube was then read as blue.
+    cal = calibration_set(258930642, "clustered", tests=5, jpeg=False)
+    profile = calibrate_set(cal)
+    for shot in cal.tests:
+        assert shot.counts.black >= 1
+        assert read_tray(shot.image, profile).counts.black == shot.counts.black
