@@ -292,6 +292,7 @@ class Prepared:
             else ShadowLine(
                 profile.shadow.direction, profile.shadow.deepest, profile.shadow.spread
             ),
+            counting=True,
         )
         means = np.array([profile.colours[c].mean for c in COLOURS], np.float32)
         inverses = np.array(

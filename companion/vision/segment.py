@@ -145,6 +145,10 @@ class Reference:
     """The blurred empty view in linear light."""
     local_noise: FloatImage | None = None
     """Per pixel, the colour difference seen between calibration shots with nothing there."""
+    levels: BGRImage | None = None
+    """The blurred empty view, 8-bit BGR, when counting: a channel at the camera's limit is
+    then taken as the tray's where the tray would reach the limit too (`compare`). None while
+    calibrating: a colour model learns what the camera shows of a cube, clipping and all."""
 
     @classmethod
     def prepare(
@@ -156,8 +160,10 @@ class Reference:
         unstable: Mask | None = None,
         local_noise: FloatImage | None = None,
         shadow: ShadowLine | None = None,
+        counting: bool = False,
     ) -> Reference:
-        """Blur and convert the empty-tray view once."""
+        """Blur and convert the empty-tray view once (`counting`: for reading pictures, not
+        for calibrating)."""
         blurred = smooth8(empty_view, cube_side)
         bgr = to_float(blurred)
         brightness, share = chromaticity(bgr)
@@ -191,6 +197,7 @@ class Reference:
             shadow,
             linear(blurred),
             local_noise,
+            blurred if counting else None,
         )
 
 
@@ -335,6 +342,23 @@ def _small_changes(
     return grown
 
 
+def _unclip(mapped: BGRImage, raw: BGRImage, gains: NDArray[np.float64], empty: BGRImage) -> None:
+    """Take a channel as the `empty` tray's (in `mapped`, in place) where the picture (`raw`)
+    is at the camera's limit in it and the tray would be too under this light (`gains`).
+
+    A brighter exposure clips the print's brightest channel, and the level mapping cannot
+    bring back what the camera cut off: clipped orange print turned yellow-green, and a
+    picture of an empty tray a third brighter read as 22 green cubes. The channel tells
+    nothing there; a cube still shows in the other two.
+    """
+    top = SATURATED * 255.0
+    if int(raw.max()) < top:
+        return
+    for channel in range(3):
+        lost = (raw[:, :, channel] >= top) & (empty[:, :, channel] * float(gains[channel]) >= top)
+        mapped[:, :, channel][lost] = empty[:, :, channel][lost]
+
+
 def _monotone(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDArray[np.float64]:
     """The non-decreasing sequence nearest to `values` in weighted least squares."""
     if bool(np.all(values[1:] >= values[:-1])):
@@ -361,6 +385,8 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     # Gains and tone curve in one 8-bit table per channel, applied to the picture at once.
     tables = tone_tables(sample, gains, reference)
     mapped = np.asarray(cv2.LUT(blurred, tables), np.uint8)
+    if reference.levels is not None:
+        _unclip(mapped, blurred, gains, reference.levels)
     lab = lab8(mapped)
     # Compared with the range of the tray's colour one pixel around: sharp print edges and
     # the rim shift by a fraction of a pixel between shots (demosaicing, JPEG), cubes do not.

@@ -185,3 +185,13 @@ def test_dark_cubes_away_from_the_lit_ones_teach_the_dark_model() -> None:
     for shot in cal.tests:
         assert shot.counts.black >= 1
         assert read_tray(shot.image, profile).counts.black == shot.counts.black
+
+
+def test_an_empty_tray_a_third_brighter_than_at_calibration_holds_no_cube() -> None:
+    # Orange and yellow print: exposed a third to a half brighter (gains 1.31-1.46), red clips
+    # over much of it, and the clipped print read as 22 green cubes.
+    cal = calibration_set(429560331, "empty", tests=10, jpeg=False)
+    profile = calibrate_set(cal)
+    shot = cal.tests[9]
+    assert shot.counts.total == 0
+    assert read_tray(shot.image, profile).counts.total == 0
