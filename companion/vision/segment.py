@@ -338,8 +338,8 @@ def _small_changes(
     chosen[small] = 1
     patches = chosen[labels]
     reach = max(3, round(cube_side * 0.3)) | 1
-    grown: Mask = cv2.dilate(patches, np.ones((reach, reach), np.uint8)).astype(np.bool_)
-    return grown
+    around: Mask = cv2.dilate(patches, np.ones((reach, reach), np.uint8)).astype(np.bool_)
+    return around
 
 
 def _unclip(mapped: BGRImage, raw: BGRImage, gains: NDArray[np.float64], empty: BGRImage) -> None:
@@ -347,9 +347,9 @@ def _unclip(mapped: BGRImage, raw: BGRImage, gains: NDArray[np.float64], empty: 
     is at the camera's limit in it and the tray would be too under this light (`gains`).
 
     A brighter exposure clips the print's brightest channel, and the level mapping cannot
-    bring back what the camera cut off: clipped orange print turned yellow-green, and a
-    picture of an empty tray a third brighter read as 22 green cubes. The channel tells
-    nothing there; a cube still shows in the other two.
+    bring back what the camera cut off: a picture of an empty tray with orange print, a
+    third brighter than at calibration, read as 22 green cubes. The channel tells nothing
+    there; a cube still shows in the other two.
     """
     top = SATURATED * 255.0
     if int(raw.max()) < top:
