@@ -99,7 +99,7 @@ def test_too_small_or_too_big_a_patch_is_no_cube() -> None:
 
 
 def test_a_white_cube_the_exposure_moved_off_its_model_is_counted_in_doubt() -> None:
-    # Rendered set-up under warm light: this test picture is exposed darker than the empty
+    # Rendered clustered set-up: this test picture is exposed darker than the empty
     # tray (gains 0.67-0.76), and its white cube reads (84, 12, 42) against the white model's
     # (79, 19, 32), d² 32: beyond the reach of every colour, so it used to be missed.
     shots = calibration_set(728613178, "clustered", tests=5, jpeg=False)
