@@ -334,12 +334,9 @@ def _small_changes(
     if n <= 1 or len(small) == 0:
         none: Mask = np.zeros(differs.shape, np.bool_)
         return none
-    chosen = np.zeros(n, np.uint8)
-    chosen[small] = 1
-    patches = chosen[labels]
-    reach = max(3, round(cube_side * 0.3)) | 1
-    around: Mask = cv2.dilate(patches, np.ones((reach, reach), np.uint8)).astype(np.bool_)
-    return around
+    chosen = np.zeros(n, np.bool_)
+    chosen[small] = True
+    return grown(chosen[labels], round(cube_side * 0.3) // 2)
 
 
 def _unclip(mapped: BGRImage, raw: BGRImage, gains: NDArray[np.float64], empty: BGRImage) -> None:
