@@ -123,6 +123,9 @@ class Reference:
     otherwise, and learning from them refused more good calibration sets."""
     floor_sample: NDArray[np.intp]
     """Flat indices of the tray's pixels on every other row and column."""
+    surround_sample: NDArray[np.intp]
+    """Flat indices of the view's pixels round the floor (walls, rim, the table beyond it) on
+    every other row and column."""
     lab: FloatImage
     brightness: FloatImage
     share: FloatImage
@@ -172,6 +175,8 @@ class Reference:
         inside_sample = np.ascontiguousarray(inside[::SAMPLE_STEP, ::SAMPLE_STEP])
         floor_sample = np.zeros_like(inside)
         floor_sample[::2, ::2] = inside[::2, ::2]
+        surround_sample = np.zeros_like(inside)
+        surround_sample[::2, ::2] = ~inside[::2, ::2]
         lab = lab8(blurred)
         kernel = np.ones((3, 3), np.uint8)
         # At most SHIFT_TOLERANCE either way: on a fine print (stripes) the neighbourhood
@@ -184,6 +189,7 @@ class Reference:
             inside_sample,
             grown(inside_sample, cube_side / SAMPLE_STEP),
             np.flatnonzero(floor_sample),
+            np.flatnonzero(surround_sample),
             lab,
             brightness,
             share,
@@ -219,6 +225,8 @@ class Comparison:
     """Per-channel factor the picture's light was divided by to match the empty tray."""
     matching: float
     """Share of the tray that still looks like the empty tray (0..1)."""
+    surround: float
+    """Share of the view round the floor that still looks like the empty tray's (0..1)."""
     structure: float
     """Correlation of the picture's brightness pattern with the empty tray's (-1..1)."""
     threshold: float
@@ -443,6 +451,9 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
             )
         shadow_like[box] = changed[box] & (local_ratio >= SHADOW_MIN_RATIO) & darker
     matching = float(np.mean(floor_differences <= threshold))
+    around = difference.ravel()[reference.surround_sample]
+    # (A view that is all floor has nothing round it to vouch for the tray.)
+    surround = float(np.mean(around <= threshold)) if around.size else 0.0
     g = (float(gains[0]), float(gains[1]), float(gains[2]))
     top = tables[255, 0].astype(np.float64) / 255.0
     ceiling = (float(top[0]), float(top[1]), float(top[2]))
@@ -455,6 +466,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         ratio,
         g,
         matching,
+        surround,
         structure,
         threshold,
         deficit,

@@ -144,7 +144,9 @@ def _comparison(lab: np.ndarray, shadow: np.ndarray) -> Comparison:
     ones = np.ones(shape, np.float32)
     changed = np.ones(shape, np.bool_)
     deficit = np.zeros((*shape, 3), np.float32)
-    return Comparison(lab, ones, changed, shadow, ones, (1.0, 1.0, 1.0), 1.0, 1.0, 7.0, deficit)
+    return Comparison(
+        lab, ones, changed, shadow, ones, (1.0, 1.0, 1.0), 1.0, 1.0, 1.0, 7.0, deficit
+    )
 
 
 def test_evidence_goes_to_the_colour_that_explains_a_pixel_and_not_to_plain_shadow() -> None:
@@ -177,7 +179,9 @@ def test_a_dark_cube_is_not_hidden_by_the_shadow_of_its_own_lit_edge() -> None:
     changed[10:21, 8:21] = True
     ones = np.ones((40, 40), np.float32)
     deficit = np.zeros((40, 40, 3), np.float32)
-    view = Comparison(lab, ones, changed, shadow, ones, (1.0, 1.0, 1.0), 1.0, 1.0, 7.0, deficit)
+    view = Comparison(
+        lab, ones, changed, shadow, ones, (1.0, 1.0, 1.0), 1.0, 1.0, 1.0, 7.0, deficit
+    )
     seen = evidence(view, black, inverses, shadow_offset=(6.0, 0.0), cube_side=11.0)
     assert seen.maps[0][12:19, 12:19].min() > 0.5
     # A solid caster beside it still claims its shadow.

@@ -49,7 +49,7 @@ def _scene(
     ones = np.ones((60, 80), np.float32)
     deficit = np.zeros((60, 80, 3), np.float32)
     comparison = Comparison(
-        lab, ones, left, np.zeros_like(left), ones, (1.0, 1.0, 1.0), 1.0, 1.0, 7.0, deficit
+        lab, ones, left, np.zeros_like(left), ones, (1.0, 1.0, 1.0), 1.0, 1.0, 1.0, 7.0, deficit
     )
     floor = np.full((60, 80), floor_l, np.float32)
     return off_colour_cubes(left, comparison, floor, inside, SQUARE, models)
