@@ -109,6 +109,16 @@ def test_a_lone_cube_is_measured_against_the_side_faces_a_lone_cube_shows() -> N
     assert area_doubts(cubes, foreground, square, 150.0) == [doubt.CLUSTER]
 
 
+def test_four_touching_cubes_may_hide_a_fifth() -> None:
+    # A 2 x 2 block: each cube's square is all the area holds, yet one may lie under them.
+    foreground = np.zeros((60, 90), np.bool_)
+    foreground[10:30, 10:30] = True
+    block = [Found(0, float(x), float(y), 1.0, 9.0, 1) for x in (15, 25) for y in (15, 25)]
+    assert area_doubts(block, foreground, 100.0, 150.0) == [doubt.HEAP]
+    # Three found there: not a heap, but the area holds a fourth.
+    assert area_doubts(block[:3], foreground, 100.0, 150.0) == [doubt.CLUSTER]
+
+
 def test_in_a_group_each_cube_is_worth_the_square_its_colour_covers() -> None:
     # Two touching cubes hide each other's side faces, and a third hidden under them shows
     # only a sliver: 26 x 10 pixels hold more than two squares even though two lone cubes
