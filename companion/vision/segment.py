@@ -173,10 +173,8 @@ class Reference:
         peak = channel_max(bgr)
         sample = np.ascontiguousarray(bgr[::SAMPLE_STEP, ::SAMPLE_STEP])
         inside_sample = np.ascontiguousarray(inside[::SAMPLE_STEP, ::SAMPLE_STEP])
-        floor_sample = np.zeros_like(inside)
-        floor_sample[::2, ::2] = inside[::2, ::2]
-        surround_sample = np.zeros_like(inside)
-        surround_sample[::2, ::2] = ~inside[::2, ::2]
+        every_other = np.zeros_like(inside)
+        every_other[::2, ::2] = True
         lab = lab8(blurred)
         kernel = np.ones((3, 3), np.uint8)
         # At most SHIFT_TOLERANCE either way: on a fine print (stripes) the neighbourhood
@@ -188,8 +186,8 @@ class Reference:
             sample,
             inside_sample,
             grown(inside_sample, cube_side / SAMPLE_STEP),
-            np.flatnonzero(floor_sample),
-            np.flatnonzero(surround_sample),
+            np.flatnonzero(every_other & inside),
+            np.flatnonzero(every_other & ~inside),
             lab,
             brightness,
             share,
