@@ -22,7 +22,7 @@ from companion.vision.detect import (
     unexplained_doubts,
     without_cast_shadows,
 )
-from companion.vision.likelihood import SHADOW_WEIGHT, Evidence, evidence
+from companion.vision.likelihood import Evidence, evidence
 from companion.vision.segment import Comparison, gradient
 
 SIDE = 12.0
@@ -390,6 +390,13 @@ def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a
     found = [(0, 40, 40, 1.0), (1, 40, 33, 0.7)]
     kept = without_cast_shadows(found, offset, SIDE, _grey(lightness), _grey(floor), changed)
     assert kept == [found[0]]
+    # Filled beyond what shade gives (a shade pixel counts likelihood.SHADOW_WEIGHT, 0.8, at
+    # most), it is a cube even there: by a wall, the floor beyond it cannot show its shadow.
+    filled = [found[0], (1, 40, 33, 0.97)]
+    assert (
+        without_cast_shadows(filled, offset, SIDE, _grey(lightness), _grey(floor), changed)
+        == filled
+    )
     # A real black cube there darkens the floor a shadow offset further on: it stays.
     changed[18:29, 36:45] = True
     assert (
@@ -405,28 +412,6 @@ def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a
     lighter[28:39, 35:46] = 90.0
     light = [(0, 40, 40, 1.0), (2, 40, 33, 0.7)]
     assert without_cast_shadows(light, offset, SIDE, _grey(lighter), _grey(floor), changed) == light
-
-
-def test_a_dark_peak_filled_beyond_what_shade_gives_stays_where_a_shadow_falls() -> None:
-    # As above, but the floor a shadow offset beyond the black peak is unchanged (it lies
-    # against a wall, or that floor is as dark). Shade counts SHADOW_WEIGHT at most, so a
-    # box filled to 0.97 is a cube; at 0.8 it may be the blue's shadow.
-    offset = (0.0, -10.0)
-    floor = np.full((80, 80), 50.0, np.float32)
-    lightness = floor.copy()
-    lightness[34:47, 34:47] = 30.0
-    lightness[28:39, 35:46] = 20.0
-    changed = np.zeros((80, 80), np.bool_)
-    changed[28:47, 34:47] = True
-    shaded = [(0, 40, 40, 1.0), (1, 40, 33, SHADOW_WEIGHT)]
-    assert without_cast_shadows(shaded, offset, SIDE, _grey(lightness), _grey(floor), changed) == [
-        shaded[0]
-    ]
-    filled = [(0, 40, 40, 1.0), (1, 40, 33, 0.97)]
-    assert (
-        without_cast_shadows(filled, offset, SIDE, _grey(lightness), _grey(floor), changed)
-        == filled
-    )
 
 
 def test_a_dark_cube_where_a_shadow_falls_stays_when_its_colour_is_no_shade_of_the_floor() -> None:
