@@ -34,6 +34,13 @@ APART = 1.8
 # Only patches lighter than the empty tray beneath them (L units): a darker change may be shade
 # the shadow test missed (a misaligned print edge, a hand's shadow), lighter means an object.
 LIGHTER_BY = 8.0
+# A colour cannot explain a patch lighter than this many times its model (in L + 16, which
+# scales with the cube root of the light, see `colours.shade_gap`): that takes 2.7 times the
+# light calibration saw it in, more than `read_tray` accepts for a whole picture (2.5). Its
+# spread in L (tops and sides, up to 10 units) otherwise lets a black model crowd a white
+# cube: on rendered trays a white exposed darker than its calibration picture read (76, 13,
+# 18) against white's (74, -2, 19), d 7.3, and black's (22, 5, 9), d 8.4.
+LIGHTER_THAN_MODEL = 1.4
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,10 @@ def off_colour_cubes(
         # Judged as the camera's clip shows the models when most of the patch is at the limit.
         at_limit = limit is not None and float(limit[box][patch].mean()) > 0.5
         d2 = distances2(colour[None, :], means, inverses, clipped, np.array([at_limit]), ceiling)[0]
+        # A colour too dark to be this patch stays out of its way (never nearer than APART
+        # times the loosest fit allowed), and the margin stays a number.
+        too_dark = float(colour[0]) + 16.0 > LIGHTER_THAN_MODEL * (means[:, 0] + 16.0)
+        d2 = np.where(too_dark, np.maximum(d2, APART * LOOSE_D2), d2)
         order = np.argsort(d2)
         best, second = int(order[0]), int(order[1])
         if d2[best] > LOOSE_D2 or d2[second] < APART * d2[best]:

@@ -79,6 +79,26 @@ def test_a_patch_darker_than_the_floor_is_no_cube() -> None:
     assert [f.colour for f in _scene([shade], models, floor_l=20.0)] == [0]
 
 
+def test_a_colour_far_too_dark_for_the_patch_does_not_crowd_its_own() -> None:
+    # A white cube exposed darker than its calibration picture, as rendered: its tint moved
+    # off the white model (d² 41), and a black model's wide spread in L (tops and sides)
+    # makes black nearly as near (d² 69, under APART times 41). No light turns a black cube
+    # this light.
+    means = np.array([[74.0, -2.0, 19.0], [22.0, 5.0, 9.0]], np.float32)
+    spreads = np.array([[9.8, 2.8, 4.5], [9.0, 2.1, 3.9]], np.float32)
+    inverses = np.array([np.diag(1.0 / s**2) for s in spreads], np.float32)
+    models = (means, inverses, np.zeros(2, np.bool_), means.copy())
+    white = (slice(20, 30), slice(30, 40), (76.0, 16.0, 18.0))
+    found = _scene([white], models)
+    assert [(f.colour, f.runner_up) for f in found] == [(0, 1)]
+    assert np.isfinite(found[0].margin)
+    # A colour the light could have made this light still does: the same models with black
+    # as light as a grey leave the patch between the two, no cube.
+    grey = means.copy()
+    grey[1, 0] = 60.0
+    assert _scene([white], (grey, inverses, np.zeros(2, np.bool_), grey.copy())) == []
+
+
 def test_a_colour_between_two_models_or_far_from_all_is_no_cube() -> None:
     # Half-way from white to yellow: yellow is not far enough behind to choose.
     between = (82.5, 2.5, 32.5)
