@@ -36,8 +36,8 @@ APART = 1.8
 LIGHTER_BY = 8.0
 # A colour cannot explain a patch lighter than this many times its model (in L + 16, which
 # scales with the cube root of the light, see `colours.shade_gap`): that takes 2.7 times the
-# light calibration saw it in, more than `read_tray` accepts for a whole picture (2.5). Its
-# spread in L (tops and sides, up to 10 units) otherwise lets a black model crowd a white
+# light calibration saw it in, more than `read_tray` accepts for a whole picture (2.5). A
+# model's spread in L (tops and sides, up to 10 units) otherwise lets black crowd a white
 # cube: on rendered trays a white exposed darker than its calibration picture read (76, 13,
 # 18) against white's (74, -2, 19), d 7.3, and black's (22, 5, 9), d 8.4.
 LIGHTER_THAN_MODEL = 1.4
