@@ -62,10 +62,15 @@ def to_float(image: BGRImage) -> FloatImage:
     return result
 
 
+def blur_sigma(cube_side: float) -> float:
+    """Sigma (pixels) of the blur a view gets before it is compared: a fourteenth of a cube's
+    side, at least 0.6."""
+    return max(0.6, cube_side / 14.0)
+
+
 def smooth8(image: BGRImage, cube_side: float) -> BGRImage:
     """`smooth` on an 8-bit picture (faster; the rounding is far below any threshold here)."""
-    sigma = max(0.6, cube_side / 14.0)
-    blurred: BGRImage = np.asarray(cv2.GaussianBlur(image, (0, 0), sigma), np.uint8)
+    blurred: BGRImage = np.asarray(cv2.GaussianBlur(image, (0, 0), blur_sigma(cube_side)), np.uint8)
     return blurred
 
 
@@ -119,8 +124,9 @@ class Reference:
     """`inside` at the same pixels."""
     levels_sample: Mask
     """The pixels the level mapping learns from, at the same pixels: the floor and a cube's
-    side round it (the walls' foot). Not more: the rim and the table beyond it are lit
-    otherwise, and learning from them refused more good calibration sets."""
+    side round it (the walls' foot), less what lies there at or next to a clipped patch (see
+    `_near_clipped`). Not more: the rim and the table beyond it are lit otherwise, and
+    learning from them refused more good calibration sets."""
     floor_sample: NDArray[np.intp]
     """Flat indices of the tray's pixels on every other row and column."""
     surround_sample: NDArray[np.intp]
@@ -182,10 +188,12 @@ class Reference:
         # of what a sub-pixel shift does at such edges.
         low = np.maximum(np.asarray(cv2.erode(lab, kernel), np.float32), lab - SHIFT_TOLERANCE)
         high = np.minimum(np.asarray(cv2.dilate(lab, kernel), np.float32), lab + SHIFT_TOLERANCE)
+        # The walls' foot round the floor, less what lies at or next to a clipped patch.
+        foot = grown(inside_sample, cube_side / SAMPLE_STEP) & ~_near_clipped(empty_view, cube_side)
         return cls(
             sample,
             inside_sample,
-            grown(inside_sample, cube_side / SAMPLE_STEP),
+            inside_sample | foot,
             np.flatnonzero(every_other & inside),
             np.flatnonzero(every_other & ~inside),
             lab,
@@ -203,6 +211,23 @@ class Reference:
             local_noise,
             blurred if counting else None,
         )
+
+
+def _near_clipped(view: BGRImage, cube_side: float) -> Mask:
+    """At the sample's pixels: within the blur's reach of a pixel the camera clipped.
+
+    Clipped light, and clipped light mixed with its neighbours' by the blur, hardly moves
+    with the exposure. A yellow rim clipped in red, next to a red floor, taught the level
+    mapping that red barely brightens at the floor's brightest levels: in a picture 16%
+    brighter, the floor's highlight read as red cubes.
+    """
+    top = np.uint8(SATURATED * 255)
+    clipped = (view.max(axis=2) >= top).astype(np.uint8)
+    # The blur (smooth8) reaches about 2.5 sigma.
+    reach = int(np.ceil(2.5 * blur_sigma(cube_side)))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    near: Mask = cv2.dilate(clipped, kernel)[::SAMPLE_STEP, ::SAMPLE_STEP].astype(np.bool_)
+    return near
 
 
 @dataclass(frozen=True)

@@ -198,6 +198,19 @@ def test_an_empty_tray_a_third_brighter_than_at_calibration_holds_no_cube() -> N
     assert read_tray(shot.image, profile).counts.total == 0
 
 
+def test_a_rim_clipped_in_red_does_not_turn_a_red_floors_highlight_into_cubes() -> None:
+    # A red floor in a yellow rim the camera clips in red. In pictures 16% and 25% brighter
+    # than at calibration the rim, and its edge blurred into the floor, hardly brighten in
+    # red; learned from, they mapped the floor's brightest red onto the rim's, and the
+    # floor's highlight read as red cubes.
+    cal = calibration_set(1332180813, "empty", tests=6)
+    profile = calibrate_set(cal)
+    for shot in (cal.tests[3], cal.tests[5]):
+        assert shot.counts.total == 0
+        reading = read_tray(shot.image, profile)
+        assert reading.counts.total == 0, reading.cubes
+
+
 def test_a_set_up_drop_covering_most_of_the_floor_is_read_not_lost() -> None:
     # 46 cubes leave under half the floor as it was; the walls and rim round it still look
     # like the empty tray's, so this is the tray, full, not a picture of something else.
