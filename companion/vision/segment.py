@@ -372,7 +372,7 @@ def _small_changes(
 
 def _unclip(mapped: BGRImage, raw: BGRImage, gains: NDArray[np.float64], empty: BGRImage) -> None:
     """Take a channel as the `empty` tray's (in `mapped`, in place) where the picture (`raw`)
-    is at the camera's limit in it and the tray would be too under this light (`gains`).
+    is at the camera's limit in it and the tray would come near it under this light (`gains`).
 
     A brighter exposure clips the print's brightest channel, and the level mapping cannot
     bring back what the camera cut off: a picture of an empty tray with orange print, a
@@ -383,7 +383,11 @@ def _unclip(mapped: BGRImage, raw: BGRImage, gains: NDArray[np.float64], empty: 
     if int(raw.max()) < top:
         return
     for channel in range(3):
-        lost = (raw[:, :, channel] >= top) & (empty[:, :, channel] * float(gains[channel]) >= top)
+        # The gain is measured on the tray's middle levels, and the camera reaches its limit
+        # sooner than it says: a red floor brought to 90% of the limit by the gain showed at
+        # the limit, and the ring where it got there read as red cubes.
+        near_limit = empty[:, :, channel] * float(gains[channel]) >= CLIPPED * 255.0
+        lost = (raw[:, :, channel] >= top) & near_limit
         mapped[:, :, channel][lost] = empty[:, :, channel][lost]
 
 

@@ -225,3 +225,15 @@ def test_a_set_up_drop_covering_most_of_the_floor_is_read_not_lost() -> None:
     assert not reading.confident
     # Some lie hidden under others, so the reading is in doubt, but near.
     assert shot.counts.total - 6 <= reading.counts.total <= shot.counts.total
+
+
+def test_a_floor_the_camera_clips_sooner_than_the_gain_says_holds_no_cube() -> None:
+    # A red floor, 17% brighter than at calibration: by the gain its red would stay under the
+    # camera's limit, yet half the floor shows at the limit, and the ring where it gets there
+    # read as red cubes.
+    cal = calibration_set(807234680, "empty", tests=5)
+    profile = calibrate_set(cal)
+    shot = cal.tests[4]
+    assert shot.counts.total == 0
+    reading = read_tray(shot.image, profile)
+    assert reading.counts.total == 0, reading.cubes
