@@ -69,7 +69,8 @@ def blur_sigma(cube_side: float) -> float:
 
 
 def smooth8(image: BGRImage, cube_side: float) -> BGRImage:
-    """`smooth` on an 8-bit picture (faster; the rounding is far below any threshold here)."""
+    """The picture blurred by `blur_sigma`, 8-bit in and out (faster than in floats; the
+    rounding is far below any threshold here)."""
     blurred: BGRImage = np.asarray(cv2.GaussianBlur(image, (0, 0), blur_sigma(cube_side)), np.uint8)
     return blurred
 
@@ -156,8 +157,9 @@ class Reference:
     """Per pixel, the colour difference seen between calibration shots with nothing there."""
     levels: BGRImage | None = None
     """The blurred empty view, 8-bit BGR, when counting: a channel at the camera's limit is
-    then taken as the tray's where the tray would reach the limit too (`compare`). None while
-    calibrating: a colour model learns what the camera shows of a cube, clipping and all."""
+    then taken as the tray's where the tray would come near the limit too (`_unclip`). None
+    while calibrating: a colour model learns what the camera shows of a cube, clipping and
+    all."""
 
     @classmethod
     def prepare(
