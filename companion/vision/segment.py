@@ -223,12 +223,9 @@ def _near_clipped(view: BGRImage, cube_side: float) -> Mask:
     mapping that red barely brightens at the floor's brightest levels: in a picture 16%
     brighter, the floor's highlight read as red cubes.
     """
-    top = np.uint8(SATURATED * 255)
-    clipped = (view.max(axis=2) >= top).astype(np.uint8)
+    clipped = view.max(axis=2) >= np.uint8(SATURATED * 255)
     # The blur (smooth8) reaches about 2.5 sigma.
-    reach = int(np.ceil(2.5 * blur_sigma(cube_side)))
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
-    near: Mask = cv2.dilate(clipped, kernel)[::SAMPLE_STEP, ::SAMPLE_STEP].astype(np.bool_)
+    near: Mask = grown(clipped, 2.5 * blur_sigma(cube_side))[::SAMPLE_STEP, ::SAMPLE_STEP]
     return near
 
 
