@@ -228,9 +228,9 @@ def test_a_set_up_drop_covering_most_of_the_floor_is_read_not_lost() -> None:
 
 
 def test_a_floor_the_camera_clips_sooner_than_the_gain_says_holds_no_cube() -> None:
-    # A red floor, 17% brighter than at calibration: by the gain its red would stay under the
-    # camera's limit, yet half the floor shows at the limit, and the ring where it gets there
-    # read as red cubes.
+    # A red floor, 17% brighter than at calibration: by the gain most of its red would stay
+    # under the camera's limit (median 94% of it), yet half the view shows at the limit, and
+    # the ring where it gets there read as red cubes.
     cal = calibration_set(807234680, "empty", tests=5)
     profile = calibrate_set(cal)
     shot = cal.tests[4]
