@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.core.cubes import Colour, Counts
+from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
 from companion.vision import reasons as doubt
@@ -21,6 +21,7 @@ from companion.vision.detect import (
     shadow_casters,
     unexplained_doubts,
     without_cast_shadows,
+    without_side_faces,
 )
 from companion.vision.likelihood import Evidence, evidence
 from companion.vision.segment import Comparison, gradient
@@ -478,3 +479,35 @@ def test_a_shadow_on_a_floor_darker_than_black_is_no_black_cube() -> None:
     assert (
         without_cast_shadows(found, offset, SIDE, _grey(lightness), _grey(floor), changed) == found
     )
+
+
+def test_a_weak_peak_beside_a_cube_in_that_cube_s_colour_in_shade_is_its_side_face() -> None:
+    # A white cube's top (L 90, b 5) at (38, 40), cube side 12; the side face the camera sees
+    # beside it, in shade, is the same white in less light: L + 16 at 0.62 of the top's, a
+    # and b scaled alike. A black peak found on it, 7 pixels off (closer than touching cubes
+    # lie), filling half its box, is that face.
+    white, black, blue = (COLOURS.index(c) for c in (Colour.WHITE, Colour.BLACK, Colour.BLUE))
+    factor = 66.0 / 106.0
+    lab = np.dstack([np.full((80, 80), v, np.float32) for v in (60.0, 0.0, 20.0)])
+    lab[34:47, 32:44] = (90.0, 0.0, 5.0)
+    lab[34:47, 44:51] = (66.0 - 16.0, 0.0, 5.0 * factor)
+    foreground = np.zeros((80, 80), np.bool_)
+    foreground[34:47, 32:51] = True
+    top = Found(white, 38.0, 40.0, 1.0, 5.0, black)
+    peak = Found(black, 45.0, 40.0, 0.5, 1.0, white)
+    assert without_side_faces([top, peak], lab, foreground, SIDE) == ([top], [peak])
+    # A black cube half hidden there shows a black top, far darker than any white in shade.
+    lab[34:47, 44:51] = (25.0, 0.0, 1.0)
+    assert without_side_faces([top, peak], lab, foreground, SIDE) == ([top, peak], [])
+    # A blue one shows a hue no white in shade has.
+    lab[34:47, 44:51] = (50.0, 10.0, -40.0)
+    blue_peak = Found(blue, 45.0, 40.0, 0.5, 1.0, white)
+    assert without_side_faces([top, blue_peak], lab, foreground, SIDE) == ([top, blue_peak], [])
+    # The shaded white again: a peak that fills its box well, or lies where a touching cube
+    # would, is a cube of its own.
+    lab[34:47, 44:51] = (66.0 - 16.0, 0.0, 5.0 * factor)
+    filled = Found(black, 45.0, 40.0, 0.9, 1.0, white)
+    assert without_side_faces([top, filled], lab, foreground, SIDE) == ([top, filled], [])
+    lab[34:47, 44:56] = (66.0 - 16.0, 0.0, 5.0 * factor)
+    touching = Found(black, 48.0, 40.0, 0.5, 1.0, white)
+    assert without_side_faces([top, touching], lab, foreground, SIDE) == ([top, touching], [])
