@@ -29,6 +29,7 @@ from companion.vision.likelihood import Evidence, box_mean, cast_shadows, eviden
 from companion.vision.off_colour import off_colour_cubes
 from companion.vision.profile import Prepared, Profile
 from companion.vision.segment import Comparison, gradient
+from companion.vision.shadow import ShadowLine, darkening, linear
 
 # The proportions below are in "working sides": the square a lying cube's colour covers
 # (the profile's `cube_side`) with a rim of shade and edge around it, this much wider.
@@ -408,15 +409,29 @@ def _box_median(lab: FloatImage, foreground: Mask, box: tuple[slice, slice]) -> 
     return median
 
 
-def in_shade_of(colour: NDArray[np.float32], lit: NDArray[np.float32]) -> bool:
+def in_shade_of(
+    colour: NDArray[np.float32], lit: NDArray[np.float32], line: ShadowLine | None
+) -> bool:
     """Whether a Lab `colour` is the Lab colour `lit` of one surface in some shade, as a
-    cube's side face turned from the light shows its top's."""
+    cube's side face turned from the light shows its top's: less of a white light (a and b
+    shrink with L + 16), or less of the main light along the set-up's shadow `line` when
+    the room's light tints the shade."""
     share = (float(colour[0]) + 16.0) / (float(lit[0]) + 16.0)
-    return SIDE_DARKEST <= share <= SIDE_LIGHTEST and shade_gap(colour, lit) <= SIDE_GAP
+    if SIDE_DARKEST <= share <= SIDE_LIGHTEST and shade_gap(colour, lit) <= SIDE_GAP:
+        return True
+    if line is None:
+        return False
+    both = cv2.cvtColor(
+        np.stack([colour, lit]).reshape(2, 1, 3).astype(np.float32), cv2.COLOR_Lab2BGR
+    )
+    face, top = np.asarray(np.clip(both * 255.0 + 0.5, 0.0, 255.0), np.uint8)[:, None, :]
+    # The shadow line's test, with the cube's top standing in for the floor it darkens.
+    top_light = linear(top)
+    return bool(line.test(darkening(face, top_light), top_light)[0, 0])
 
 
 def without_side_faces(
-    cubes: list[Found], lab: FloatImage, foreground: Mask, side: float
+    cubes: list[Found], lab: FloatImage, foreground: Mask, side: float, line: ShadowLine | None
 ) -> tuple[list[Found], list[Found]]:
     """The cubes less the peaks that are a neighbour's shaded side face, and those peaks.
 
@@ -425,8 +440,8 @@ def without_side_faces(
     surface in less light, which a darker colour's model may fit (a white cube's grey side
     read as black, a brown's as black under a warm lamp). Such a peak lies closer to the cube
     than a touching cube can, fills its box weakly, and its colour is the cube's in shade
-    (`in_shade_of`), somewhat darker but not as dark as another colour's cube beside a light
-    one.
+    (`in_shade_of`, with the set-up's shadow `line` when it has one), somewhat darker but not
+    as dark as another colour's cube beside a light one.
     """
     half = max(1, int(BOX * side / 2))
     reach2 = (SIDE_FACE_AT * side) ** 2
@@ -447,7 +462,7 @@ def without_side_faces(
             other.colour != cube.colour
             and other.fill >= cube.fill
             and (other.x - cube.x) ** 2 + (other.y - cube.y) ** 2 < reach2
-            and in_shade_of(median(number), median(index))
+            and in_shade_of(median(number), median(index), line)
             for index, other in enumerate(cubes)
         )
         (faces if face else kept).append(cube)
@@ -517,7 +532,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         if best != index:
             margin = 0.0
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
-    cubes, faces = without_side_faces(cubes, comparison.lab, seen.foreground, side)
+    line = prepared.reference.shadow
+    cubes, faces = without_side_faces(cubes, comparison.lab, seen.foreground, side, line)
     # A cube no colour explains any more (a brighter exposure moved a white off its model) is
     # still counted when one colour explains it far better than the rest, but in doubt.
     accounted: Mask = _explained(cubes, inside.shape, side).astype(np.bool_)

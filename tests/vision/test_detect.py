@@ -11,8 +11,9 @@ from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.colours import LOOSE_SLACK, distances2, seen_at_limit
+from companion.vision.colours import LOOSE_SLACK, distances2, seen_at_limit, shade_gap
 from companion.vision.detect import (
+    SIDE_GAP,
     Found,
     area_doubts,
     covered_print,
@@ -25,6 +26,7 @@ from companion.vision.detect import (
 )
 from companion.vision.likelihood import Evidence, evidence
 from companion.vision.segment import Comparison, gradient
+from companion.vision.shadow import ShadowLine
 
 SIDE = 12.0
 # A profile's cube side is measured on whole changed regions (the top, the side faces the
@@ -495,19 +497,54 @@ def test_a_weak_peak_beside_a_cube_in_that_cube_s_colour_in_shade_is_its_side_fa
     foreground[34:47, 32:51] = True
     top = Found(white, 38.0, 40.0, 1.0, 5.0, black)
     peak = Found(black, 45.0, 40.0, 0.5, 1.0, white)
-    assert without_side_faces([top, peak], lab, foreground, SIDE) == ([top], [peak])
+    assert without_side_faces([top, peak], lab, foreground, SIDE, None) == ([top], [peak])
     # A black cube half hidden there shows a black top, far darker than any white in shade.
     lab[34:47, 44:51] = (25.0, 0.0, 1.0)
-    assert without_side_faces([top, peak], lab, foreground, SIDE) == ([top, peak], [])
+    assert without_side_faces([top, peak], lab, foreground, SIDE, None) == ([top, peak], [])
     # A blue one shows a hue no white in shade has.
     lab[34:47, 44:51] = (50.0, 10.0, -40.0)
     blue_peak = Found(blue, 45.0, 40.0, 0.5, 1.0, white)
-    assert without_side_faces([top, blue_peak], lab, foreground, SIDE) == ([top, blue_peak], [])
+    assert without_side_faces([top, blue_peak], lab, foreground, SIDE, None) == (
+        [top, blue_peak],
+        [],
+    )
     # The shaded white again: a peak that fills its box well, or lies where a touching cube
     # would, is a cube of its own.
     lab[34:47, 44:51] = (66.0 - 16.0, 0.0, 5.0 * factor)
     filled = Found(black, 45.0, 40.0, 0.9, 1.0, white)
-    assert without_side_faces([top, filled], lab, foreground, SIDE) == ([top, filled], [])
+    assert without_side_faces([top, filled], lab, foreground, SIDE, None) == ([top, filled], [])
     lab[34:47, 44:56] = (66.0 - 16.0, 0.0, 5.0 * factor)
     touching = Found(black, 48.0, 40.0, 0.5, 1.0, white)
-    assert without_side_faces([top, touching], lab, foreground, SIDE) == ([top, touching], [])
+    assert without_side_faces([top, touching], lab, foreground, SIDE, None) == ([top, touching], [])
+
+
+def test_a_side_face_in_shade_the_room_s_light_tints_is_found_along_the_shadow_line() -> None:
+    # A warm lamp and a bluish room: shade takes more red than blue away. The white cube's
+    # side face keeps (1 - 0.9 * direction) of its top's linear light per channel, which
+    # turns it bluish (Lab a and b fall well off the top's scaled, shade_gap 21), yet it lies
+    # on the set-up's shadow line.
+    white, black = COLOURS.index(Colour.WHITE), COLOURS.index(Colour.BLACK)
+    direction = np.array([0.3, 0.5, 0.81]) / np.linalg.norm([0.3, 0.5, 0.81])
+    line = ShadowLine((direction[0], direction[1], direction[2]), deepest=1.0, spread=0.05)
+    top_light = np.array([0.6, 0.7, 0.8])  # B, G, R, linear
+    top, face = (_lab_of(light) for light in (top_light, top_light * (1.0 - 0.9 * direction)))
+    assert shade_gap(face, top) > SIDE_GAP
+    lab = np.dstack([np.full((80, 80), v, np.float32) for v in (60.0, 0.0, 20.0)])
+    lab[34:47, 32:44] = top
+    lab[34:47, 44:51] = face
+    foreground = np.zeros((80, 80), np.bool_)
+    foreground[34:47, 32:51] = True
+    cube = Found(white, 38.0, 40.0, 1.0, 5.0, black)
+    peak = Found(black, 45.0, 40.0, 0.5, 1.0, white)
+    assert without_side_faces([cube, peak], lab, foreground, SIDE, None) == ([cube, peak], [])
+    assert without_side_faces([cube, peak], lab, foreground, SIDE, line) == ([cube], [peak])
+    # A black cube there is far deeper than any shade, and not of its tint.
+    lab[34:47, 44:51] = _lab_of(np.array([0.03, 0.03, 0.03]))
+    assert without_side_faces([cube, peak], lab, foreground, SIDE, line) == ([cube, peak], [])
+
+
+def _lab_of(light: np.ndarray) -> np.ndarray:
+    """The Lab colour of linear B, G, R light (0..1)."""
+    encoded = np.where(light <= 0.0031308, light * 12.92, 1.055 * light ** (1 / 2.4) - 0.055)
+    lab = cv2.cvtColor(encoded.reshape(1, 1, 3).astype(np.float32), cv2.COLOR_BGR2Lab)
+    return np.asarray(lab, np.float32).reshape(3)
