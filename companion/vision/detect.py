@@ -150,7 +150,8 @@ REACH = 0.6
 # The lower bound keeps a dark cube beside a light one. On rendered trays (13 seeds, all
 # pictures but the set-up drops) such peaks were 19 side faces counted as cubes and no real
 # cube; the real cubes nearest to the bounds were two blacks half hidden beside a white
-# (0.45 and 0.49) and four with a gap of 14-15.
+# (0.45 and 0.49) and four with a gap of 14-15. (The shadow line, for tinted shade, found 2
+# faces more and no cube.)
 SIDE_FACE_AT = 0.67
 SIDE_GAP = 10.0
 SIDE_DARKEST = 0.55
@@ -409,7 +410,7 @@ def _box_median(lab: FloatImage, foreground: Mask, box: tuple[slice, slice]) -> 
     return median
 
 
-def in_shade_of(
+def _in_shade_of(
     colour: NDArray[np.float32], lit: NDArray[np.float32], line: ShadowLine | None
 ) -> bool:
     """Whether a Lab `colour` is the Lab colour `lit` of one surface in some shade, as a
@@ -440,7 +441,7 @@ def without_side_faces(
     surface in less light, which a darker colour's model may fit (a white cube's grey side
     read as black, a brown's as black under a warm lamp). Such a peak lies closer to the cube
     than a touching cube can, fills its box weakly, and its colour is the cube's in shade
-    (`in_shade_of`, with the set-up's shadow `line` when it has one), somewhat darker but not
+    (`_in_shade_of`, with the set-up's shadow `line` when it has one), somewhat darker but not
     as dark as another colour's cube beside a light one.
     """
     half = max(1, int(BOX * side / 2))
@@ -462,7 +463,7 @@ def without_side_faces(
             other.colour != cube.colour
             and other.fill >= cube.fill
             and (other.x - cube.x) ** 2 + (other.y - cube.y) ** 2 < reach2
-            and in_shade_of(median(number), median(index), line)
+            and _in_shade_of(median(number), median(index), line)
             for index, other in enumerate(cubes)
         )
         (faces if face else kept).append(cube)
