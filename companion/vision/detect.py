@@ -368,19 +368,14 @@ def _summit(
 
 
 def _colour_of(
+    median: NDArray[np.float32],
     comparison: Comparison,
-    foreground: Mask,
-    x: int,
-    y: int,
-    half: int,
+    box: tuple[slice, slice],
     prepared: Prepared,
-    ceiling: tuple[float, float, float],
 ) -> tuple[int, float, int]:
-    """(best colour, margin over the next, next colour) of the median Lab within a box;
-    judged against the models as the camera's clip shows them when most of the box is at
-    the camera's limit (under the picture's `ceiling`)."""
-    box = _square(x, y, half)
-    median = _box_median(comparison.lab, foreground, box)
+    """(best colour, margin over the next, next colour) of a box's median Lab; judged against
+    the models as the camera's clip shows them when most of the box is at the camera's limit
+    (under the picture's ceiling)."""
     at_limit = comparison.saturated is not None and float(comparison.saturated[box].mean()) > 0.5
     d2 = distances2(
         median[None, :],
@@ -388,7 +383,7 @@ def _colour_of(
         prepared.inverses,
         prepared.clipped,
         np.array([at_limit]),
-        ceiling,
+        comparison.ceiling,
     )[0]
     order = np.argsort(d2)
     best, second = int(order[0]), int(order[1])
@@ -432,9 +427,10 @@ def _in_shade_of(
 
 
 def without_side_faces(
-    cubes: list[Found], lab: FloatImage, foreground: Mask, side: float, line: ShadowLine | None
+    cubes: list[Found], colours: list[NDArray[np.float32]], side: float, line: ShadowLine | None
 ) -> tuple[list[Found], list[Found]]:
-    """The cubes less the peaks that are a neighbour's shaded side face, and those peaks.
+    """The cubes less the peaks that are a neighbour's shaded side face, and those peaks
+    (`colours`: each cube's median Lab, in the same order).
 
     A camera leaning from straight above sees the side faces that turn towards it, and the
     main light leaves some of them in shade: a strip beside the cube's top of the same
@@ -444,18 +440,7 @@ def without_side_faces(
     (`_in_shade_of`, with the set-up's shadow `line` when it has one), somewhat darker but not
     as dark as another colour's cube beside a light one.
     """
-    half = max(1, int(BOX * side / 2))
     reach2 = (SIDE_FACE_AT * side) ** 2
-    medians: dict[int, NDArray[np.float32]] = {}
-
-    def median(number: int) -> NDArray[np.float32]:
-        # Only weak peaks with a neighbour close by need their colours: most have none.
-        if number not in medians:
-            cube = cubes[number]
-            box = _square(round(cube.x), round(cube.y), half)
-            medians[number] = _box_median(lab, foreground, box)
-        return medians[number]
-
     kept: list[Found] = []
     faces: list[Found] = []
     for number, cube in enumerate(cubes):
@@ -463,7 +448,7 @@ def without_side_faces(
             other.colour != cube.colour
             and other.fill >= cube.fill
             and (other.x - cube.x) ** 2 + (other.y - cube.y) ** 2 < reach2
-            and _in_shade_of(median(number), median(index), line)
+            and _in_shade_of(colours[number], colours[index], line)
             for index, other in enumerate(cubes)
         )
         (faces if face else kept).append(cube)
@@ -525,16 +510,18 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         found = without_cast_shadows(
             found, offset, side, comparison.lab, prepared.reference.lab, changed
         )
+    medians: list[NDArray[np.float32]] = []
     for index, x, y, fill in found:
-        best, margin, second = _colour_of(
-            comparison, seen.foreground, x, y, half, prepared, comparison.ceiling
-        )
+        box = _square(x, y, half)
+        median = _box_median(comparison.lab, seen.foreground, box)
+        best, margin, second = _colour_of(median, comparison, box, prepared)
         runner_up = second if best == index else best
         if best != index:
             margin = 0.0
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
+        medians.append(median)
     line = prepared.reference.shadow
-    cubes, faces = without_side_faces(cubes, comparison.lab, seen.foreground, side, line)
+    cubes, faces = without_side_faces(cubes, medians, side, line)
     # A cube no colour explains any more (a brighter exposure moved a white off its model) is
     # still counted when one colour explains it far better than the rest, but in doubt.
     accounted: Mask = _explained(cubes, inside.shape, side).astype(np.bool_)

@@ -490,32 +490,27 @@ def test_a_weak_peak_beside_a_cube_in_that_cube_s_colour_in_shade_is_its_side_fa
     # lie), filling half its box, is that face.
     white, black, blue = (COLOURS.index(c) for c in (Colour.WHITE, Colour.BLACK, Colour.BLUE))
     factor = 66.0 / 106.0
-    lab = np.dstack([np.full((80, 80), v, np.float32) for v in (60.0, 0.0, 20.0)])
-    lab[34:47, 32:44] = (90.0, 0.0, 5.0)
-    lab[34:47, 44:51] = (66.0 - 16.0, 0.0, 5.0 * factor)
-    foreground = np.zeros((80, 80), np.bool_)
-    foreground[34:47, 32:51] = True
+    lit = np.array([90.0, 0.0, 5.0], np.float32)
+    shade = np.array([66.0 - 16.0, 0.0, 5.0 * factor], np.float32)
     top = Found(white, 38.0, 40.0, 1.0, 5.0, black)
     peak = Found(black, 45.0, 40.0, 0.5, 1.0, white)
-    assert without_side_faces([top, peak], lab, foreground, SIDE, None) == ([top], [peak])
+    assert without_side_faces([top, peak], [lit, shade], SIDE, None) == ([top], [peak])
     # A black cube half hidden there shows a black top, far darker than any white in shade.
-    lab[34:47, 44:51] = (25.0, 0.0, 1.0)
-    assert without_side_faces([top, peak], lab, foreground, SIDE, None) == ([top, peak], [])
+    dark = np.array([25.0, 0.0, 1.0], np.float32)
+    assert without_side_faces([top, peak], [lit, dark], SIDE, None) == ([top, peak], [])
     # A blue one shows a hue no white in shade has.
-    lab[34:47, 44:51] = (50.0, 10.0, -40.0)
+    bluish = np.array([50.0, 10.0, -40.0], np.float32)
     blue_peak = Found(blue, 45.0, 40.0, 0.5, 1.0, white)
-    assert without_side_faces([top, blue_peak], lab, foreground, SIDE, None) == (
+    assert without_side_faces([top, blue_peak], [lit, bluish], SIDE, None) == (
         [top, blue_peak],
         [],
     )
     # The shaded white again: a peak that fills its box well, or lies where a touching cube
     # would, is a cube of its own.
-    lab[34:47, 44:51] = (66.0 - 16.0, 0.0, 5.0 * factor)
     filled = Found(black, 45.0, 40.0, 0.9, 1.0, white)
-    assert without_side_faces([top, filled], lab, foreground, SIDE, None) == ([top, filled], [])
-    lab[34:47, 44:56] = (66.0 - 16.0, 0.0, 5.0 * factor)
+    assert without_side_faces([top, filled], [lit, shade], SIDE, None) == ([top, filled], [])
     touching = Found(black, 48.0, 40.0, 0.5, 1.0, white)
-    assert without_side_faces([top, touching], lab, foreground, SIDE, None) == ([top, touching], [])
+    assert without_side_faces([top, touching], [lit, shade], SIDE, None) == ([top, touching], [])
 
 
 def test_a_side_face_in_shade_the_room_s_light_tints_is_found_along_the_shadow_line() -> None:
@@ -529,18 +524,13 @@ def test_a_side_face_in_shade_the_room_s_light_tints_is_found_along_the_shadow_l
     top_light = np.array([0.6, 0.7, 0.8])  # B, G, R, linear
     top, face = (_lab_of(light) for light in (top_light, top_light * (1.0 - 0.9 * direction)))
     assert shade_gap(face, top) > SIDE_GAP
-    lab = np.dstack([np.full((80, 80), v, np.float32) for v in (60.0, 0.0, 20.0)])
-    lab[34:47, 32:44] = top
-    lab[34:47, 44:51] = face
-    foreground = np.zeros((80, 80), np.bool_)
-    foreground[34:47, 32:51] = True
     cube = Found(white, 38.0, 40.0, 1.0, 5.0, black)
     peak = Found(black, 45.0, 40.0, 0.5, 1.0, white)
-    assert without_side_faces([cube, peak], lab, foreground, SIDE, None) == ([cube, peak], [])
-    assert without_side_faces([cube, peak], lab, foreground, SIDE, line) == ([cube], [peak])
+    assert without_side_faces([cube, peak], [top, face], SIDE, None) == ([cube, peak], [])
+    assert without_side_faces([cube, peak], [top, face], SIDE, line) == ([cube], [peak])
     # A black cube there is far deeper than any shade, and not of its tint.
-    lab[34:47, 44:51] = _lab_of(np.array([0.03, 0.03, 0.03]))
-    assert without_side_faces([cube, peak], lab, foreground, SIDE, line) == ([cube, peak], [])
+    black_top = _lab_of(np.array([0.03, 0.03, 0.03]))
+    assert without_side_faces([cube, peak], [top, black_top], SIDE, line) == ([cube, peak], [])
 
 
 def _lab_of(light: np.ndarray) -> np.ndarray:
