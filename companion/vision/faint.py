@@ -4,7 +4,8 @@ A brown cube on a brown floor changes the picture only along its outline (a dark
 pixel or two wide), so few of its pixels pass the change threshold and no colour finds it.
 Such a reading must not be given as sure. The outline still adds up: summed over a cube's
 square, the difference from the empty tray stands well above what the floor's own noise
-gives, and, unlike a change of light over the print, it stays within that square.
+gives, and, unlike a change of light over the print, it stays within that square. Where it
+lies tells where to look for the cube (see `detect.faint_cubes`).
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ FAINT_CONTRAST = 10.0
 FAINT_CAP = 2.0
 
 
-def faint_cube(
+def faint_places(
     difference: FloatImage,
     threshold: float,
     noise: FloatImage | None,
     quiet: Mask,
     cube_side: float,
-) -> bool:
-    """Whether a cube-sized patch of faint change lies where nothing was found.
+) -> list[tuple[float, float]]:
+    """Where cube-sized patches of faint change lie (view pixels, the strongest first), each
+    patch's strongest point; empty when there are none.
 
     `difference` is the view's colour difference from the empty tray and `threshold` the
     picture's change threshold; `noise` the per-pixel difference seen between calibration
@@ -57,7 +59,19 @@ def faint_cube(
     around = np.asarray(cv2.blur(excess, (3 * side, 3 * side)), np.float32)
     ring = (around * 9.0 - square) / 8.0
     faint = (square >= FAINT_MEAN) & (square >= FAINT_CONTRAST * ring)
-    return bool(faint.any())
+    if not faint.any():
+        return []
+    n, patches = cv2.connectedComponents(faint.astype(np.uint8), connectivity=8)
+    places: list[tuple[float, float, float]] = []
+    for patch in range(1, n):
+        ys, xs = np.nonzero(patches == patch)
+        best = int(np.argmax(square[ys, xs]))
+        # (Back to full size: a half-size pixel's centre lies between four full-size ones.)
+        places.append(
+            (float(square[ys[best], xs[best]]), 2.0 * xs[best] + 0.5, 2.0 * ys[best] + 0.5)
+        )
+    places.sort(reverse=True)
+    return [(x, y) for _, x, y in places]
 
 
-__all__ = ["faint_cube"]
+__all__ = ["faint_places"]

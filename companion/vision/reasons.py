@@ -22,6 +22,7 @@ UNCERTAIN = "a cube's colour or size is uncertain"
 BETWEEN = "colour between {colour} and {other}"
 PARTLY_HIDDEN = "a {colour} cube may be partly hidden or not a cube"
 SEEN_BY_SHADOW = "a {colour} cube is seen only by its shadow"
+SEEN_BY_OUTLINE = "a {colour} cube is seen only by its outline"
 FOUND_TWICE = "two {colour} cubes may be one"
 TOO_MANY = "more than {limit} {colour} cubes counted"
 OFF_COLOUR = "a {colour} cube looks unlike its calibration picture (other light or exposure?)"
@@ -45,6 +46,7 @@ ALL = (
     BETWEEN,
     PARTLY_HIDDEN,
     SEEN_BY_SHADOW,
+    SEEN_BY_OUTLINE,
     FOUND_TWICE,
     TOO_MANY,
     OFF_COLOUR,

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from companion.core.cubes import COLOURS, Colour
-from companion.devices.tray_render import calibration_set
-from companion.vision import calibrate, read_tray
+from companion.devices.tray_render import RenderedTray, calibration_set
+from companion.vision import Profile, calibrate, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.faint import faint_cube
+from companion.vision.detect import WORKING_SIDE, faint_cubes, find_cubes
+from companion.vision.faint import faint_places
+from companion.vision.segment import compare
+
+BLUE = COLOURS.index(Colour.BLUE)
 
 SIDE = 10.0
 THRESHOLD = 4.5
@@ -26,10 +31,16 @@ def _outline(difference: np.ndarray, top: int, left: int, value: float = 6.0) ->
     difference[top + 2 : top + side - 2, left + 2 : left + side - 2] = 0.0
 
 
-def test_the_outline_of_a_cube_the_floors_colour_is_found() -> None:
+def test_the_outline_of_a_cube_the_floors_colour_is_found_where_it_lies() -> None:
     difference, quiet = _floor()
     _outline(difference, 30, 30)
-    assert faint_cube(difference, THRESHOLD, None, quiet, SIDE)
+    _outline(difference, 10, 55, value=8.0)
+    places = faint_places(difference, THRESHOLD, None, quiet, SIDE)
+    # Both, the stronger first, each within a pixel or two of its square's centre.
+    assert len(places) == 2
+    (x, y), (x2, y2) = places
+    assert abs(x - 59.5) <= 2 and abs(y - 14.5) <= 2
+    assert abs(x2 - 34.5) <= 2 and abs(y2 - 34.5) <= 2
 
 
 def test_an_outline_beside_a_found_cube_or_within_the_floors_noise_is_not() -> None:
@@ -37,21 +48,21 @@ def test_an_outline_beside_a_found_cube_or_within_the_floors_noise_is_not() -> N
     _outline(difference, 30, 30)
     near = quiet.copy()
     near[25:45, 25:45] = False
-    assert not faint_cube(difference, THRESHOLD, None, near, SIDE)
+    assert not faint_places(difference, THRESHOLD, None, near, SIDE)
     noise = np.full((80, 80), 6.0, np.float32)
-    assert not faint_cube(difference, THRESHOLD, noise, quiet, SIDE)
+    assert not faint_places(difference, THRESHOLD, noise, quiet, SIDE)
 
 
 def test_a_change_of_light_over_the_whole_floor_is_no_cube() -> None:
     difference, quiet = _floor()
     difference[:, :] = 3.0
-    assert not faint_cube(difference, THRESHOLD, None, quiet, SIDE)
+    assert not faint_places(difference, THRESHOLD, None, quiet, SIDE)
 
 
 def test_one_sharp_speck_is_no_cube() -> None:
     difference, quiet = _floor()
     difference[40:42, 40:42] = 100.0
-    assert not faint_cube(difference, THRESHOLD, None, quiet, SIDE)
+    assert not faint_places(difference, THRESHOLD, None, quiet, SIDE)
 
 
 def test_a_brown_cube_on_a_brown_floor_keeps_the_reading_unsure() -> None:
@@ -67,3 +78,42 @@ def test_a_brown_cube_on_a_brown_floor_keeps_the_reading_unsure() -> None:
     assert reading.counts[Colour.BROWN] == 0
     assert not reading.confident
     assert doubt.MAYBE_CUBE in reading.reasons
+
+
+@pytest.fixture(scope="module")
+def pale_print() -> tuple[RenderedTray, Profile]:
+    """Rendered set-up (warm lamp, a cream and pink chequered tray) and a test picture with a
+    blue cube and a white one: the white cube's top is the print's colour, and no colour's
+    evidence finds it."""
+    shots = calibration_set(64452690, "warm", tests=2, jpeg=False)
+    pictures = shots.calibration_pictures()
+    profile = calibrate(pictures["empty"].image, {c: pictures[c.value].image for c in COLOURS})
+    return shots.tests[1], profile
+
+
+def test_a_white_cube_on_pale_print_seen_only_by_its_outline_is_counted_in_doubt(
+    pale_print: tuple[RenderedTray, Profile],
+) -> None:
+    # It used to go uncounted. Its outline lies well clear of the blue cube, and the box
+    # there fits white.
+    picture, profile = pale_print
+    reading = read_tray(picture.image, profile)
+    assert reading.counts == picture.counts
+    assert reading.counts[Colour.WHITE] == 1
+    assert not reading.confident
+    assert doubt.SEEN_BY_OUTLINE.format(colour="white") in reading.reasons
+
+
+def test_a_faint_patch_beside_a_found_cube_is_not_taken_for_a_cube(
+    pale_print: tuple[RenderedTray, Profile],
+) -> None:
+    # The cream floor fits white, so only the distance keeps that cube's leavings out.
+    picture, profile = pale_print
+    prepared = profile.prepared()
+    comparison = compare(profile.view.warp(picture.image), prepared.reference)
+    blue = next(c for c in find_cubes(comparison, profile).cubes if c.colour == BLUE)
+    side = profile.cube_side * WORKING_SIDE
+    beside = [(blue.x - 1.2 * side, blue.y)]
+    assert faint_cubes(beside, [blue], comparison, prepared, side) == []
+    alone = faint_cubes(beside, [], comparison, prepared, side)
+    assert [COLOURS[c.colour] for c in alone] == [Colour.WHITE]
