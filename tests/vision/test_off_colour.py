@@ -113,9 +113,21 @@ def test_a_patch_reaching_over_the_rim_is_no_cube() -> None:
 
 
 def test_too_small_or_too_big_a_patch_is_no_cube() -> None:
-    assert _scene([(slice(20, 26), slice(30, 36), DRIFTED_WHITE)]) == []
+    # A speck under a tenth of a cube's square.
+    assert _scene([(slice(20, 23), slice(30, 33), DRIFTED_WHITE)]) == []
     # Two cubes' worth in one compact blob: not one cube (it is left to the doubts).
     assert _scene([(slice(15, 29), slice(30, 44), DRIFTED_WHITE)]) == []
+
+
+def test_a_small_patch_is_a_cube_only_when_its_colour_is_unmistakable() -> None:
+    # A third of a cube's square (the rest of its top explained by its neighbours' colours or
+    # shade): yellow 5.2 times as far as white is far enough...
+    small = (slice(20, 26), slice(30, 36))
+    assert [f.colour for f in _scene([(*small, DRIFTED_WHITE)])] == [0]
+    # ...yellow 2.3 times as far (d² 125 against 54) only for a whole cube's patch.
+    nearer = (85.0, 1.5, 27.0)
+    assert _scene([(*small, nearer)]) == []
+    assert [f.colour for f in _scene([(slice(20, 30), slice(30, 40), nearer)])] == [0]
 
 
 def test_a_white_cube_the_exposure_moved_off_its_model_is_counted_in_doubt() -> None:
@@ -135,3 +147,19 @@ def test_a_white_cube_the_exposure_moved_off_its_model_is_counted_in_doubt() -> 
     truth = [c for c in picture.cubes if c.colour is Colour.WHITE]
     assert len(recovered) == 1
     assert min(np.hypot(recovered[0].x - t.x, recovered[0].y - t.y) for t in truth) < 8.0
+
+
+def test_a_yellow_cube_mostly_claimed_by_the_black_one_it_leans_on_is_counted_in_doubt() -> None:
+    # Rendered tilted set-up: in this test picture a yellow cube leans on a black one. The
+    # black cube's square takes most of the yellow's top; what is left (a quarter of a
+    # cube's square) lies off every model (yellow's d² 39), but red is 6 times as far. It
+    # used to be missed.
+    shots = calibration_set(1521487928, "tilted", tests=2, jpeg=False)
+    pictures = shots.calibration_pictures()
+    profile = calibrate(pictures["empty"].image, {c: pictures[c.value].image for c in COLOURS})
+    picture = shots.tests[1]
+    reading = read_tray(picture.image, profile)
+    assert reading.counts == picture.counts
+    assert reading.counts[Colour.YELLOW] == 1
+    assert not reading.confident
+    assert doubt.OFF_COLOUR.format(colour="yellow") in reading.reasons
