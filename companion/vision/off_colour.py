@@ -25,10 +25,10 @@ from companion.vision.segment import Comparison
 # blurred into the floor shows less than one, one with a side face showing more.
 AREA = (0.4, 1.8)
 # A smaller patch, down to this share, when the next colour lies this many times further
-# still (d²): a cube most of whose top its neighbours' colours or shade explain, and whose
-# own part is unmistakably one colour (a yellow or white cube in brighter light than its
-# calibration picture, beside others). On rendered trays (13 seeds): 4 pictures more read
-# right, no cube made up; with 0.1 and 2.5, 6 more and one made up.
+# still (d²): a cube leaning on or pressed against others, most of whose top their colours
+# or shade explain, and whose own part is unmistakably one colour. On rendered trays (13
+# seeds): 4 pictures more read right (3 yellow cubes, 1 white), no cube made up; with 0.1
+# and 2.5, 6 more and one made up.
 SMALL_AREA = 0.15
 SMALL_APART = 4.0
 # Its longest extent (minimum-area rectangle), in the square's sides: no strip of rim or print.

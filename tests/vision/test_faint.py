@@ -1,4 +1,5 @@
-"""A cube the picture hardly shows (on print of its own colour) keeps a reading unsure."""
+"""A cube the picture hardly shows (on print of its own colour) keeps a reading unsure, and is
+counted where its outline lies well clear of the cubes found."""
 
 from __future__ import annotations
 
