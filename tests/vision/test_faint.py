@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import calibrate_set
 
 from companion.core.cubes import COLOURS, Colour
 from companion.devices.tray_render import RenderedTray, calibration_set
-from companion.vision import Profile, calibrate, read_tray
+from companion.vision import Profile, read_tray
 from companion.vision import reasons as doubt
 from companion.vision.detect import WORKING_SIDE, faint_cubes, find_cubes
 from companion.vision.faint import faint_places
@@ -71,8 +72,7 @@ def test_a_brown_cube_on_a_brown_floor_keeps_the_reading_unsure() -> None:
     # brown cube shows only its outline, no colour finds it, and the reading used to be
     # confident with one brown cube too few.
     shots = calibration_set(710292156, "hard-pairs", tests=2, jpeg=False)
-    pictures = shots.calibration_pictures()
-    profile = calibrate(pictures["empty"].image, {c: pictures[c.value].image for c in COLOURS})
+    profile = calibrate_set(shots)
     picture = shots.tests[1]
     assert picture.counts[Colour.BROWN] == 1
     reading = read_tray(picture.image, profile)
@@ -87,8 +87,7 @@ def pale_print() -> tuple[RenderedTray, Profile]:
     blue cube and a white one: the white cube's top is the print's colour, and no colour's
     evidence finds it."""
     shots = calibration_set(64452690, "warm", tests=2, jpeg=False)
-    pictures = shots.calibration_pictures()
-    profile = calibrate(pictures["empty"].image, {c: pictures[c.value].image for c in COLOURS})
+    profile = calibrate_set(shots)
     return shots.tests[1], profile
 
 

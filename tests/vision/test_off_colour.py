@@ -4,10 +4,11 @@ explains it far better than the rest; strips, shade, in-between colours and the 
 from __future__ import annotations
 
 import numpy as np
+from conftest import calibrate_set
 
-from companion.core.cubes import COLOURS, Colour
-from companion.devices.tray_render import calibration_set
-from companion.vision import calibrate, read_tray
+from companion.core.cubes import Colour
+from companion.devices.tray_render import RenderedTray, calibration_set
+from companion.vision import TrayReading, read_tray
 from companion.vision import reasons as doubt
 from companion.vision.off_colour import OffColour, off_colour_cubes
 from companion.vision.segment import Comparison
@@ -130,15 +131,18 @@ def test_a_small_patch_is_a_cube_only_when_its_colour_is_unmistakable() -> None:
     assert [f.colour for f in _scene([(slice(20, 30), slice(30, 40), nearer)])] == [0]
 
 
+def _last_reading(setup: int, condition: str, tests: int) -> tuple[RenderedTray, TrayReading]:
+    """The last of a rendered set-up's `tests` test pictures, and its reading."""
+    shots = calibration_set(setup, condition, tests=tests, jpeg=False)
+    picture = shots.tests[-1]
+    return picture, read_tray(picture.image, calibrate_set(shots))
+
+
 def test_a_white_cube_the_exposure_moved_off_its_model_is_counted_in_doubt() -> None:
     # Rendered clustered set-up: this test picture is exposed darker than the empty
     # tray (gains 0.67-0.76), and its white cube reads (84, 12, 42) against the white model's
     # (79, 19, 32), d² 32: beyond the reach of every colour, so it used to be missed.
-    shots = calibration_set(728613178, "clustered", tests=5, jpeg=False)
-    pictures = shots.calibration_pictures()
-    profile = calibrate(pictures["empty"].image, {c: pictures[c.value].image for c in COLOURS})
-    picture = shots.tests[4]
-    reading = read_tray(picture.image, profile)
+    picture, reading = _last_reading(728613178, "clustered", 5)
     assert reading.counts == picture.counts
     assert reading.counts[Colour.WHITE] == 1
     assert not reading.confident
@@ -154,11 +158,7 @@ def test_a_yellow_cube_mostly_claimed_by_the_black_one_it_leans_on_is_counted_in
     # black cube's square takes most of the yellow's top; what is left (a quarter of a
     # cube's square) lies off every model (yellow's d² 39), but red is 6 times as far. It
     # used to be missed.
-    shots = calibration_set(1521487928, "tilted", tests=2, jpeg=False)
-    pictures = shots.calibration_pictures()
-    profile = calibrate(pictures["empty"].image, {c: pictures[c.value].image for c in COLOURS})
-    picture = shots.tests[1]
-    reading = read_tray(picture.image, profile)
+    picture, reading = _last_reading(1521487928, "tilted", 2)
     assert reading.counts == picture.counts
     assert reading.counts[Colour.YELLOW] == 1
     assert not reading.confident
