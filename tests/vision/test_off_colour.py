@@ -138,15 +138,21 @@ def _last_reading(setup: int, condition: str, tests: int) -> tuple[RenderedTray,
     return picture, read_tray(picture.image, calibrate_set(shots))
 
 
+def _counted_in_doubt(picture: RenderedTray, reading: TrayReading, colour: Colour) -> None:
+    """The reading counts the picture right, one cube of `colour` among them, and says the
+    cube looks unlike its calibration picture."""
+    assert reading.counts == picture.counts
+    assert reading.counts[colour] == 1
+    assert not reading.confident
+    assert doubt.OFF_COLOUR.format(colour=colour.value) in reading.reasons
+
+
 def test_a_white_cube_the_exposure_moved_off_its_model_is_counted_in_doubt() -> None:
     # Rendered clustered set-up: this test picture is exposed darker than the empty
     # tray (gains 0.67-0.76), and its white cube reads (84, 12, 42) against the white model's
     # (79, 19, 32), d² 32: beyond the reach of every colour, so it used to be missed.
     picture, reading = _last_reading(728613178, "clustered", 5)
-    assert reading.counts == picture.counts
-    assert reading.counts[Colour.WHITE] == 1
-    assert not reading.confident
-    assert doubt.OFF_COLOUR.format(colour="white") in reading.reasons
+    _counted_in_doubt(picture, reading, Colour.WHITE)
     recovered = [c for c in reading.cubes if c.colour is Colour.WHITE and c.confidence <= 0.5]
     truth = [c for c in picture.cubes if c.colour is Colour.WHITE]
     assert len(recovered) == 1
@@ -159,7 +165,4 @@ def test_a_yellow_cube_mostly_claimed_by_the_black_one_it_leans_on_is_counted_in
     # cube's square) lies off every model (yellow's d² 39), but red is 6 times as far. It
     # used to be missed.
     picture, reading = _last_reading(1521487928, "tilted", 2)
-    assert reading.counts == picture.counts
-    assert reading.counts[Colour.YELLOW] == 1
-    assert not reading.confident
-    assert doubt.OFF_COLOUR.format(colour="yellow") in reading.reasons
+    _counted_in_doubt(picture, reading, Colour.YELLOW)
