@@ -119,9 +119,9 @@ def off_colour_cubes(
         d2 = np.where(too_dark, np.maximum(d2, APART * LOOSE_D2), d2)
         order = np.argsort(d2)
         best, second = int(order[0]), int(order[1])
-        if d2[best] > LOOSE_D2 or d2[second] < APART * d2[best]:
-            continue
-        if area < AREA[0] * square and d2[second] < SMALL_APART * d2[best]:
+        # A part of a cube must be more plainly its colour than a whole one.
+        apart = APART if area >= AREA[0] * square else SMALL_APART
+        if d2[best] > LOOSE_D2 or d2[second] < apart * d2[best]:
             continue
         margin = float(np.sqrt(d2[second]) - np.sqrt(d2[best]))
         cx, cy = float(centres[index, 0]) + left_edge, float(centres[index, 1]) + top
