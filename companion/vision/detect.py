@@ -28,6 +28,7 @@ from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
 from companion.vision.off_colour import off_colour_cubes
 from companion.vision.profile import Prepared, Profile
+from companion.vision.seam import seam_between
 from companion.vision.segment import Comparison, gradient
 from companion.vision.shadow import ShadowLine, darkening, linear
 
@@ -64,6 +65,10 @@ SURE_FILL = 0.6
 # strip beside it, and no cube's evidence is of two colours.
 MIN_SPACING = 0.72
 OTHER_SPACING = 0.45
+# Two peaks of one colour closer than MIN_SPACING, down to this, are two touching cubes when
+# a crack shows between them (`seam.seam_between`), else one cube found twice. Rendered trays
+# (13 seeds): pictures read right 3223 -> 3229, none down.
+SEAM_SPACING = 0.6
 # Side of the square a found cube claims, in cube sides (its neighbours keep the rest): of its
 # own colour, and of the others.
 CLAIM = 0.85
@@ -302,14 +307,15 @@ def _unblurred_top(
 
 
 def select(
-    maps: NDArray[np.float32], side: float, allowed: Mask
+    maps: NDArray[np.float32], side: float, allowed: Mask, lightness: FloatImage | None = None
 ) -> list[tuple[int, int, int, float]]:
     """Cubes (colour index, x, y, fill) from K evidence maps, strongest first.
 
     Each accepted cube claims a cube-sized square of the view, and a peak must have MIN_FILL
-    of its box in unclaimed evidence and lie MIN_SPACING from every cube. The ring makes the
-    outer cubes of a block stand out first; the inner ones (whose ring is full) stand out
-    once the outer ones are taken away, so the search repeats on what is left.
+    of its box in unclaimed evidence and lie MIN_SPACING from every cube of its colour (or
+    SEAM_SPACING, with a crack between them in `lightness`, the view's L; None: never). The
+    ring makes the outer cubes of a block stand out first; the inner ones (whose ring is
+    full) stand out once the outer ones are taken away, so the search repeats on what is left.
     """
     residual = maps.copy()
     # What each colour may no longer use: a cube's whole square of its own colour, and a
@@ -318,8 +324,26 @@ def select(
     inner = _odd(BOX * side) // 2
     own, other = round(CLAIM * side / 2), round(OTHER_CLAIM * side / 2)
     spacing2 = (MIN_SPACING * side) ** 2
+    seam2 = (SEAM_SPACING * side) ** 2
     other2 = (OTHER_SPACING * side) ** 2
     cubes: list[tuple[int, int, int, float]] = []
+
+    def too_close(index: int, x: int, y: int) -> bool:
+        """Whether a peak lies too close to a cube already found to be a cube itself."""
+        for k, cx, cy, _ in cubes:
+            apart2 = (cx - x) ** 2 + (cy - y) ** 2
+            if k != index:
+                close = apart2 < other2
+            else:
+                close = apart2 < spacing2 and (
+                    lightness is None
+                    or apart2 < seam2
+                    or not seam_between(lightness, (cx, cy), (x, y), inner)
+                )
+            if close:
+                return True
+        return False
+
     fills = np.empty_like(maps)
     scores = np.zeros_like(maps)  # (a colour with no peak keeps zeros)
     # A colour whose residual a round left as it was has the same peaks again, and each was
@@ -335,10 +359,7 @@ def select(
         before = len(cubes)
         claimed_before = claimed.copy()
         for _, index, y, x in _peaks(fills, scores, side, allowed, planes):
-            if any(
-                (cx - x) ** 2 + (cy - y) ** 2 < (spacing2 if k == index else other2)
-                for k, cx, cy, _ in cubes
-            ):
+            if too_close(index, x, y):
                 continue
             box = (
                 slice(max(0, y - inner), y + inner + 1),
@@ -511,7 +532,8 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         top, left = box[0].start, box[1].start
         present = [k for k in range(len(seen.maps)) if seen.maps[k][box].any()]
         # (Cropped before the colours are picked out: that copies only the box.)
-        picked = select(seen.maps[(slice(None), *box)][present], side, allowed[box])
+        lightness = np.ascontiguousarray(comparison.lab[(*box, 0)])
+        picked = select(seen.maps[(slice(None), *box)][present], side, allowed[box], lightness)
         found = [(present[k], x + left, y + top, fill) for k, x, y, fill in picked]
     offset = cast_offset(profile)
     changed = seen.foreground | seen.shadow

@@ -1,0 +1,69 @@
+"""Two cubes of one colour pressed closer together than lying cubes ever are: the crack between
+them tells two cubes from one found twice."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import calibrate_set
+
+from companion.core.cubes import Colour
+from companion.devices.tray_render import calibration_set
+from companion.vision import read_tray
+from companion.vision import reasons as doubt
+from companion.vision.seam import seam_between
+
+# Two tops' middles 8 pixels apart on a 40 x 30 lightness plane, judged by 3 x 3 squares.
+FIRST, SECOND = (16.0, 15.0), (24.0, 15.0)
+HALF = 1
+
+
+def _tops(left: float = 60.0, right: float = 60.0) -> np.ndarray:
+    """Two even tops side by side, meeting at x = 20."""
+    lightness = np.full((30, 40), left, np.float32)
+    lightness[:, 20:] = right
+    return lightness
+
+
+def test_a_dark_crack_halfway_between_two_alike_tops_is_a_seam() -> None:
+    lightness = _tops()
+    lightness[:, 19:21] = 55.0
+    assert seam_between(lightness, FIRST, SECOND, HALF)
+    assert seam_between(lightness, SECOND, FIRST, HALF)
+
+
+def test_an_even_top_has_no_seam() -> None:
+    assert not seam_between(_tops(), FIRST, SECOND, HALF)
+
+
+def test_a_lit_top_and_its_shaded_side_face_have_no_seam() -> None:
+    # The lightness steps down where the top meets its side face, and stays down.
+    lightness = _tops(60.0, 48.0)
+    lightness[:, 19:21] = 46.0
+    assert not seam_between(lightness, FIRST, SECOND, HALF)
+
+
+def test_a_dark_line_off_the_middle_is_no_seam() -> None:
+    # A shadow's edge or a print line crossing one top, not where the two meet.
+    lightness = _tops()
+    lightness[:, 22:24] = 52.0
+    assert not seam_between(lightness, FIRST, SECOND, HALF)
+
+
+def test_a_faint_dip_within_the_noise_is_no_seam() -> None:
+    lightness = _tops()
+    lightness[:, 19:21] = 59.0
+    assert not seam_between(lightness, FIRST, SECOND, HALF)
+
+
+def test_three_black_cubes_two_of_them_pressed_together_are_counted_three() -> None:
+    # Rendered set-up (warm light): two of the black cubes touch corner to side, and their
+    # evidence peaks lie closer than two lying cubes' middles ever do. They used to be
+    # counted as one black cube.
+    shots = calibration_set(740612672, "warm", tests=1)
+    picture = shots.tests[0]
+    assert picture.counts[Colour.BLACK] == 3
+    reading = read_tray(picture.image, calibrate_set(shots))
+    assert reading.counts == picture.counts
+    # Still in doubt: the two may yet be one cube leaning.
+    assert doubt.FOUND_TWICE.format(colour="black") in reading.reasons
+    assert not reading.confident
