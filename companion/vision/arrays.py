@@ -3,7 +3,8 @@
 Counting runs these on every picture, so their cost matters: numpy indexes a 3-D array by a
 2-D mask element by element, reduces slowly along an axis of three, and finds nonzero pixels
 slowly; OpenCV's region statistics measure every background pixel too. Each function here
-gives exactly what the plain form gives.
+gives exactly what the plain form gives. (And the square around a pixel, which many steps
+look at.)
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ def box_around(mask: NDArray[Any], pad: int = 0) -> tuple[slice, slice] | None:
         return None
     top, left = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
     return slice(top, int(rows[-1]) + pad + 1), slice(left, int(cols[-1]) + pad + 1)
+
+
+def square_around(x: int, y: int, half: int) -> tuple[slice, slice]:
+    """The square (rows, columns) of side 2 * half + 1 around pixel (x, y), cut at the
+    view's top and left (numpy cuts the other two)."""
+    return (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
 
 
 def all_channels(test: NDArray[np.bool_]) -> NDArray[np.bool_]:

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision import reasons as doubt
-from companion.vision.arrays import box_around, channel_medians, pixels_at, regions
+from companion.vision.arrays import box_around, channel_medians, pixels_at, regions, square_around
 from companion.vision.colours import distances2, shade_gap
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.faint import faint_places
@@ -420,12 +420,6 @@ def _colour_of(
     return best, float(np.sqrt(d2[second]) - np.sqrt(d2[best])), second, float(d2[best])
 
 
-def _square(x: int, y: int, half: int) -> tuple[slice, slice]:
-    """The square of side 2 * half + 1 around (x, y), cut at the view's top and left (numpy
-    cuts the other two)."""
-    return (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
-
-
 def _box_median(lab: FloatImage, foreground: Mask, box: tuple[slice, slice]) -> NDArray[np.float32]:
     """The median Lab of the changed pixels in a box (of all of them when none changed)."""
     pixels = pixels_at(lab[box], foreground[box])
@@ -543,7 +537,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         )
     medians: list[NDArray[np.float32]] = []
     for index, x, y, fill in found:
-        box = _square(x, y, half)
+        box = square_around(x, y, half)
         median = _box_median(comparison.lab, seen.foreground, box)
         best, margin, second, _ = _colour_of(median, comparison, box, prepared)
         runner_up = second if best == index else best
@@ -672,7 +666,7 @@ def faint_cubes(
         column, row = round(x), round(y)
         if any(math.hypot(c.x - column, c.y - row) < FAINT_CLEAR * side for c in cubes + taken):
             continue
-        box = _square(column, row, half)
+        box = square_around(column, row, half)
         # All the box's pixels: the cube's top hardly passes the change threshold.
         median = channel_medians(comparison.lab[box].reshape(-1, 3)).astype(np.float32)
         best, margin, second, fit = _colour_of(median, comparison, box, prepared)

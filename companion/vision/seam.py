@@ -14,6 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from companion.vision.arrays import square_around
 from companion.vision.images import FloatImage
 
 # Points sampled along the line from one centre to the other (both ends included): the
@@ -46,11 +47,7 @@ def _along(
 
 def _top_lightness(lightness: FloatImage, x: float, y: float, half: int) -> float:
     """The median lightness of the square 2 * half + 1 wide around a top's middle."""
-    column, row = round(x), round(y)
-    square = lightness[
-        max(0, row - half) : row + half + 1, max(0, column - half) : column + half + 1
-    ]
-    return float(np.median(square))
+    return float(np.median(lightness[square_around(round(x), round(y), half)]))
 
 
 def seam_between(
