@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
-from companion.vision.arrays import grown
+from companion.vision.arrays import grown, square_around
 from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import (
@@ -564,7 +564,7 @@ def _middle_change(lab: FloatImage, empty: FloatImage, cube: Found, reach: int) 
     """How far (CIE76) the colour of the square `reach` pixels round a found cube's middle
     lies from the empty tray's there (`lab` and `empty`: the views in Lab)."""
     x, y = round(cube.x), round(cube.y)
-    square = (slice(max(0, y - reach), y + reach + 1), slice(max(0, x - reach), x + reach + 1))
+    square = square_around(x, y, reach)
     whole = np.ones(lab[square].shape[:2], np.bool_)
     return floor_change(lab[square], empty[square], whole)
 

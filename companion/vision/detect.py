@@ -361,15 +361,12 @@ def select(
         for _, index, y, x in _peaks(fills, scores, side, allowed, planes):
             if too_close(index, x, y):
                 continue
-            box = (
-                slice(max(0, y - inner), y + inner + 1),
-                slice(max(0, x - inner), x + inner + 1),
-            )
+            box = square_around(x, y, inner)
             free = residual[index][box] * ~claimed[index][box]
             if float(free.sum()) < MIN_FILL * (2 * inner + 1) ** 2:
                 continue
-            claimed[:, max(0, y - other) : y + other + 1, max(0, x - other) : x + other + 1] = True
-            claimed[index, max(0, y - own) : y + own + 1, max(0, x - own) : x + own + 1] = True
+            claimed[(slice(None), *square_around(x, y, other))] = True
+            claimed[(index, *square_around(x, y, own))] = True
             cubes.append((index, x, y, float(fills[index, y, x])))
         if len(cubes) == before:
             break
@@ -781,7 +778,7 @@ def shadow_casters(
                 continue
             if any(np.hypot(c.x - x, c.y - y) < spacing for c in cubes + found):
                 continue
-            area = (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
+            area = square_around(x, y, half)
             # The caster's own pixels: not the shade it throws.
             pixels = pixels_at(lab[area], ~shade[area])
             if len(pixels) < 0.5 * (2 * half + 1) ** 2:
