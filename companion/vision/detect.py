@@ -523,7 +523,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         top, left = box[0].start, box[1].start
         present = [k for k in range(len(seen.maps)) if seen.maps[k][box].any()]
         # (Cropped before the colours are picked out: that copies only the box.)
-        lightness = np.ascontiguousarray(comparison.lab[(*box, 0)])
+        lightness = comparison.lab[(*box, 0)]
         picked = select(seen.maps[(slice(None), *box)][present], side, allowed[box], lightness)
         found = [(present[k], x + left, y + top, fill) for k, x, y, fill in picked]
     offset = cast_offset(profile)

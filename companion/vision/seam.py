@@ -35,11 +35,16 @@ def _along(
     lightness: FloatImage, start: tuple[float, float], end: tuple[float, float]
 ) -> FloatImage:
     """The lightness at SAMPLES points evenly spaced from `start` to `end` (x, y; bilinear)."""
+    # Only the box round the line is copied out (OpenCV wants a contiguous plane; `lightness`
+    # may be a channel of the view in Lab).
+    left, top = max(0, int(min(start[0], end[0]))), max(0, int(min(start[1], end[1])))
+    right, bottom = int(max(start[0], end[0])) + 2, int(max(start[1], end[1])) + 2
+    window = np.ascontiguousarray(lightness[top:bottom, left:right], np.float32)
     steps = np.linspace(0.0, 1.0, SAMPLES, dtype=np.float32)
-    xs = (start[0] + (end[0] - start[0]) * steps)[None, :]
-    ys = (start[1] + (end[1] - start[1]) * steps)[None, :]
+    xs = (start[0] - left + (end[0] - start[0]) * steps)[None, :]
+    ys = (start[1] - top + (end[1] - start[1]) * steps)[None, :]
     values: FloatImage = np.asarray(
-        cv2.remap(lightness, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+        cv2.remap(window, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
         np.float32,
     )[0]
     return values
@@ -54,7 +59,7 @@ def seam_between(
     lightness: FloatImage, first: tuple[float, float], second: tuple[float, float], half: int
 ) -> bool:
     """Whether a crack lies halfway between two tops of one colour (`lightness`: the view's
-    L, float32; `first`, `second`: the tops' middles, x y; `half`: half the side of the
+    L; `first`, `second`: the tops' middles, x y; `half`: half the side of the
     square each top is judged by, pixels)."""
     if (
         abs(_top_lightness(lightness, *first, half) - _top_lightness(lightness, *second, half))
