@@ -17,7 +17,9 @@ pictures under the same set-up with `companion.vision.read_tray`, and prints a t
 - cubes invented on empty trays, and calibrations that were refused,
 - the clear pictures (every cube shows at least half its outline: none rests on another,
   lies half under one or behind the rim) and the share of those exactly right: what a
-  camera above the tray can see at all, apart from what it cannot.
+  camera above the tray can see at all, apart from what it cannot,
+- how often a colour calibration warns about (the tray's print looks like it,
+  `companion.vision.camouflage`) is under-counted in the clear pictures, against the rest.
 
 Run: .venv/bin/python benchmarks/vision_accuracy.py [--setups 3] [--pictures 10] [--seed 0]
 Each failure is listed with the seeds that reproduce it. The renderer is
@@ -41,6 +43,7 @@ from companion.devices.simtray.backdrop import backdrop_for
 from companion.devices.simtray.hand import hand_mask
 from companion.devices.simtray.sets import sub_seed
 from companion.devices.tray_render import RenderedTray, calibration_set
+from companion.vision.camouflage import camouflaged
 from companion.vision.tray import VIEW_MARGIN
 
 try:
@@ -98,6 +101,10 @@ class Tally:
     invented_on_empty: int = 0
     calibrations_refused: int = 0
     confusions: Counter[tuple[Colour, Colour]] = field(default_factory=Counter)
+    # Per colour present in a clear picture: [pictures, under-counted], for the colours the
+    # calibration warned the print hides and for the rest.
+    warned: list[int] = field(default_factory=lambda: [0, 0])
+    unwarned: list[int] = field(default_factory=lambda: [0, 0])
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -169,6 +176,7 @@ def run_condition(condition: str, setups: int, pictures: int, seed: int, index: 
             continue
         camera = backdrop_for(cal.setup).camera
         side_px = camera.focal_px * 9.0 / float(camera.centre[2])
+        hidden = camouflaged(profile)
         for picture in cal.tests:
             reading = vision.read_tray(picture.image, profile)
             tally.pictures += 1
@@ -179,6 +187,11 @@ def run_condition(condition: str, setups: int, pictures: int, seed: int, index: 
             if all(cube.visible_fraction >= CLEAR for cube in picture.cubes):
                 tally.clear += 1
                 tally.clear_exact += right
+                for colour in COLOURS:
+                    if picture.counts[colour] and picture.has_tray and not in_the_way:
+                        kind = tally.warned if colour in hidden else tally.unwarned
+                        kind[0] += 1
+                        kind[1] += reading.counts[colour] < picture.counts[colour]
             tally.confident += reading.confident
             matched, missed, invented = _match(picture, reading, side_px)
             tally.cubes += picture.counts.total
@@ -254,6 +267,9 @@ def main() -> None:
             total.exact += t.exact
             total.clear += t.clear
             total.clear_exact += t.clear_exact
+            for mine, theirs in ((total.warned, t.warned), (total.unwarned, t.unwarned)):
+                mine[0] += theirs[0]
+                mine[1] += theirs[1]
         total.wrong_confident += t.wrong_confident
         total.wrong_confident_hidden += t.wrong_confident_hidden
         failures.extend(t.failures)
@@ -270,6 +286,15 @@ def main() -> None:
                 f"on the clear pictures (every cube at least {CLEAR:.0%} visible): "
                 f"{100.0 * total.clear_exact / total.clear:.1f}% of {total.clear} exactly right"
             )
+        for name, (held, under) in (
+            ("colours calibration warned the print hides", total.warned),
+            ("the other colours", total.unwarned),
+        ):
+            if held:
+                print(
+                    f"{name}: under-counted in {under} of the {held} clear pictures holding "
+                    f"them ({100.0 * under / held:.1f}%)"
+                )
     if failures:
         shown = failures if args.failures else failures[:15]
         print(

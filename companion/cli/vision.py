@@ -24,12 +24,18 @@ from companion.vision import (
     load_image,
     read_tray,
 )
+from companion.vision.camouflage import camouflaged
 from companion.vision.settle import SettledReading, Settler, StatusChange
 
 PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg")
 CALIBRATION_NAMES = ("empty", *(c.value for c in COLOURS))
 
 CLIPPED_NOTE = "  clipped (too bright: less light or exposure tells it apart better)"
+HIDING_NOTE = "  hard to see: {share:.0%} of the floor looks like it"
+HIDING_ADVICE = (
+    "the floor's print looks like {colours} cubes; a lamp from one side (their edges and "
+    "shadows then show) or a tray insert of another colour helps; calibrate again after"
+)
 
 
 def register(subparsers: Any) -> None:
@@ -120,15 +126,20 @@ def run_calibrate(args: argparse.Namespace) -> int:
     print(
         f"cube side {profile.cube_side:.1f} px in the {profile.view_width}x{profile.view_height} tray view"
     )
+    hidden = camouflaged(profile)
     for colour in COLOURS:
         model = profile.colours[colour]
         lab = " ".join(f"{v:6.1f}" for v in model.mean)
         # A clipped colour is told apart less sharply: the person can dim the light.
         clipped = CLIPPED_NOTE if model.clipped else ""
+        hiding = HIDING_NOTE.format(share=hidden[colour]) if colour in hidden else ""
         print(
             f"  {colour.value:<7} {model.cubes_seen:2d} cubes  Lab {lab}  area {model.cube_area:5.0f} px"
-            f"{clipped}"
+            f"{clipped}{hiding}"
         )
+    if hidden:
+        names = " and ".join(colour.value for colour in hidden)
+        print("warning: " + HIDING_ADVICE.format(colours=names))
     return 0
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.core.cubes import COLOURS
+from companion.devices.tray_render import calibration_set
 from companion.ui import harness
 from companion.ui.bridge import SimulatedCalibrationPictures
 from companion.vision import Profile
@@ -24,6 +26,25 @@ def test_wizard_calibrates_from_the_simulated_camera(app: Any) -> None:
         saved = app.controller.saved.directory / "profile.json"
         Profile.load(saved)
         assert "Every picture shows only its colour" in screen.ids.result.text
+        assert "Hard to see" not in screen.ids.result.text
+    finally:
+        del app.grab_picture
+
+
+def test_wizard_names_a_colour_the_trays_print_hides(app: Any) -> None:
+    # A daylight set-up whose cream print looks like the white cubes (tests/vision/test_camouflage.py).
+    pale = calibration_set(1078273965, "daylight", tests=0)
+    shots = iter([pale.empty.image, *(dict(pale.colours)[c].image for c in COLOURS)])
+    app.grab_picture = lambda: next(shots)
+    try:
+        app.show("calibration")
+        screen = app.screen("calibration")
+        harness.tap(screen.ids.restart)
+        for _ in range(8):
+            harness.tap(screen.ids.take)
+        result = screen.ids.result.text
+        assert "Calibrated" in result, result
+        assert "Hard to see on this tray: white." in result, result
     finally:
         del app.grab_picture
 

@@ -85,8 +85,12 @@ class CalibrationScreen(BaseScreen):
             return
         path = self.controller.saved.directory / "profile.json"
         profile.save(path)
-        self.outcome = (
-            trf("Calibrated; saved as {path}.", path=str(path)) + "\n" + check(profile, per_colour)
+        self.outcome = "\n".join(
+            [
+                trf("Calibrated; saved as {path}.", path=str(path)),
+                check(profile, per_colour),
+                *hard_to_see(profile),
+            ]
         )
 
     def restart(self) -> None:
@@ -95,6 +99,23 @@ class CalibrationScreen(BaseScreen):
         self.outcome = ""
         self.ids.picture.show(None)
         self.refresh(self.controller)
+
+
+def hard_to_see(profile: Any) -> list[str]:
+    """A line for the person when the tray's print looks like a colour's cubes (they may be
+    missed there, see the vision's `camouflage`); none when every colour stands out."""
+    from companion.vision.camouflage import camouflaged
+
+    hidden = camouflaged(profile)
+    if not hidden:
+        return []
+    names = ", ".join(colour_name(colour) for colour in hidden)
+    return [
+        trf(
+            "Hard to see on this tray: {colours}. Light from one side helps; then calibrate again.",
+            colours=names,
+        )
+    ]
 
 
 def check(profile: Any, per_colour: dict[Colour, Any]) -> str:
