@@ -88,8 +88,9 @@ class CalibrationScreen(BaseScreen):
         self.outcome = "\n".join(
             [
                 trf("Calibrated; saved as {path}.", path=str(path)),
-                check(profile, per_colour),
+                # What the person should act on comes before the check's details.
                 *hard_to_see(profile),
+                check(profile, per_colour),
             ]
         )
 
