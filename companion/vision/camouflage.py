@@ -20,7 +20,7 @@ LOOKS_ALIKE = 10.0
 # trays (benchmarks/vision_accuracy.py, 11 seeds, 297 set-ups) a colour past it was
 # under-counted in 10.9% of the clear pictures that held it, the others in 1.2%.
 WARN_SHARE = 0.2
-# Every few floor pixels tell the share as well as all of them (a tray view has ~100 000).
+# Every fifth floor pixel tells the share as well as all of them (a view has tens of thousands).
 STEP = 5
 
 
