@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from companion.core.cubes import COLOURS, Colour
+from companion.vision.camouflage import floor_shares
 from companion.vision.errors import ProfileError
 from companion.vision.heap import keep_working_memory
 from companion.vision.images import BGRImage
@@ -256,6 +257,8 @@ class Prepared:
             steady &= ~flicker
         self.steady_floor: NDArray[np.bool_] = _shared(steady)
         """The floor less the pixels that change between shots with nothing there."""
+        self.hiding = floor_shares(reference.lab[self.steady_floor], means)
+        """Per colour: the share of that floor that looks like its cubes (camouflage)."""
         self._grown: dict[int, NDArray[np.bool_]] = {}
 
     def floor_grown(self, pixels: int) -> NDArray[np.bool_]:

@@ -34,6 +34,8 @@ TWO_AS_ONE = "two {colour} cubes may lie together as one"
 ON_ANOTHER = "a cube may lie on another (its shadow is longer than one cube's)"
 HEAP = "a cube may be hidden in a heap"
 CLUSTER = "cubes may be hidden or merged in a cluster"
+# The set-up.
+HIDING_PRINT = "the tray's print looks like {colour} cubes: one may lie unseen"
 
 ALL = (
     TOO_DARK,
@@ -57,5 +59,6 @@ ALL = (
     ON_ANOTHER,
     HEAP,
     CLUSTER,
+    HIDING_PRINT,
 )
 """Every reason, as its template."""
