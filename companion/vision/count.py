@@ -125,8 +125,8 @@ def read_tray(
         for c, p in zip(detection.cubes, points, strict=True)
     ]
     counts = Counts.of({colour: sum(1 for c in cubes if c.colour == colour) for colour in COLOURS})
-    # (Only when some were found: cubes of a colour come into the tray together, and a
-    # warning on every reading of the set-up would leave none confident.)
+    # (Only when some were found: cubes of a colour come into the tray together. Doubting
+    # every reading of the set-up caught no more wrong ones and lost 73 right, not 9.)
     for index, colour in enumerate(COLOURS):
         if counts[colour] and prepared.hiding[index] >= HIDING_SHARE:
             reasons.append(doubt.HIDING_PRINT.format(colour=colour.value))
