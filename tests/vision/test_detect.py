@@ -483,6 +483,32 @@ def test_a_shadow_on_a_floor_darker_than_black_is_no_black_cube() -> None:
     )
 
 
+def test_a_short_shadow_is_dropped_where_its_band_lies_beyond_the_cube_s_edge() -> None:
+    # A high lamp throws shadows 6 pixels up, half a side: the blue cube at (40, 40) darkens
+    # a band from its top edge (row 34) to row 28, whose middle lies 1.5 offsets from the
+    # cube's centre. A black peak there is the shadow.
+    offset = (0.0, -6.0)
+    floor = np.full((80, 80), 50.0, np.float32)
+    lightness = floor.copy()
+    lightness[34:47, 34:47] = 45.0  # the blue cube
+    lightness[28:34, 34:47] = 20.0  # its shadow
+    changed = np.zeros((80, 80), np.bool_)
+    changed[28:47, 34:47] = True
+    found = [(0, 40, 40, 1.0), (1, 40, 31, 0.7)]
+    assert without_cast_shadows(found, offset, SIDE, _grey(lightness), _grey(floor), changed) == [
+        found[0]
+    ]
+    # A black cube touching the blue lies a side, two offsets, out: past the band, it stays.
+    lightness[22:34, 34:47] = 20.0
+    lightness[16:22, 34:47] = 30.0
+    changed[16:34, 34:47] = True
+    touching = [(0, 40, 40, 1.0), (1, 40, 28, 0.7)]
+    assert (
+        without_cast_shadows(touching, offset, SIDE, _grey(lightness), _grey(floor), changed)
+        == touching
+    )
+
+
 def test_a_weak_peak_beside_a_cube_in_that_cube_s_colour_in_shade_is_its_side_face() -> None:
     # A white cube's top (L 90, b 5) at (38, 40), cube side 12; the side face the camera sees
     # beside it, in shade, is the same white in less light: L + 16 at 0.62 of the top's, a
