@@ -1014,6 +1014,8 @@ class Patches(NamedTuple):
     """Per pixel of the box, its patch (1..n; 0: no evidence)."""
     stats: NDArray[np.int32]
     """Per label: left, top, width, height, area (see `arrays.regions`)."""
+    centres: NDArray[np.float64]
+    """Per label, the centre of its pixels (x, y)."""
     mass: NDArray[np.float64]
     """Per label, the summed evidence."""
 
@@ -1026,9 +1028,9 @@ def evidence_patches(plane: NDArray[np.float32]) -> Patches | None:
     box = box_around(present)
     if box is None:
         return None
-    n, labels, stats, _ = regions(present[box].astype(np.uint8), 8)
+    n, labels, stats, centres = regions(present[box].astype(np.uint8), 8)
     mass = np.bincount(labels.ravel(), weights=plane[box].ravel(), minlength=n)
-    return Patches(box, labels, stats, mass.astype(np.float64))
+    return Patches(box, labels, stats, centres, mass.astype(np.float64))
 
 
 def left_over_cubes(
@@ -1054,24 +1056,21 @@ def left_over_cubes(
             continue
         top, left = patches.box[0].start, patches.box[1].start
         worth = patches.mass / float(prepared.areas[index])
-        for label in np.flatnonzero(worth >= LEFT_OVER_CUBE):
-            if label == 0:
+        # (Label 0 is the floor between the patches.)
+        for label in np.flatnonzero(worth[1:] >= LEFT_OVER_CUBE) + 1:
+            x, y = float(patches.centres[label, 0]) + left, float(patches.centres[label, 1]) + top
+            # (Most such patches hold a found cube: the cheap test goes first.)
+            if not allowed[int(y), int(x)] or any(
+                math.hypot(c.x - x, c.y - y) < LEFT_OVER_CLEAR * side for c in cubes + taken
+            ):
                 continue
             px, py, width, height, _ = (int(v) for v in patches.stats[label])
             long, short = max(width, height), min(width, height)
             if long > LEFT_OVER_SIZE * side or long > LEFT_OVER_ASPECT * short:
                 continue
-            ys, xs = np.nonzero(patches.labels == label)
-            ys, xs = ys + top, xs + left
-            weights = plane[ys, xs]
-            x = float(np.dot(xs, weights) / weights.sum())
-            y = float(np.dot(ys, weights) / weights.sum())
-            if not allowed[int(y), int(x)] or any(
-                math.hypot(c.x - x, c.y - y) < LEFT_OVER_CLEAR * side for c in cubes + taken
-            ):
-                continue
-            median = channel_medians(comparison.lab[ys, xs]).astype(np.float32)
+            ys, xs = np.nonzero(patches.labels[py : py + height, px : px + width] == label)
             box = (slice(top + py, top + py + height), slice(left + px, left + px + width))
+            median = channel_medians(comparison.lab[box][ys, xs]).astype(np.float32)
             best, margin, second, _ = _colour_of(median, comparison, box, prepared)
             if best == index:
                 taken.append(Found(index, x, y, 0.0, margin, second))
