@@ -5,8 +5,10 @@ evidence map is averaged over a box a little smaller than a cube; a cube gives a
 that box lies on it. Touching cubes of one colour give one flat top together, so the box
 average is lowered by the evidence in a ring around the box: the ring is emptiest at each
 cube's own centre. Peaks closer than most of a cube's side to a stronger one are the same
-cube. What the peaks leave unexplained (changed area no cube covers, shadow with no cube
-beside it, colours between two models) makes the reading unsure.
+cube. A compact patch of one colour that no peak took, well clear of the cubes found, is a
+cube too faint for a peak, counted in doubt. What the peaks leave unexplained (changed area
+no cube covers, shadow with no cube beside it, colours between two models) makes the reading
+unsure.
 """
 
 from __future__ import annotations
