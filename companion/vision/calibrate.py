@@ -16,6 +16,7 @@ from companion.vision.colours import distances2
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import (
     Found,
+    evidence_patches,
     find_cubes,
     looks_single,
     patch_masses,
@@ -505,7 +506,7 @@ def _measure_areas(profile: Profile, counted: Counted) -> Profile:
         comparison, cubes = counted[colour]
         found = [c for c in cubes if c.colour == index]
         seen = profile_evidence(comparison, profile)
-        mass, count = patch_masses(seen.maps[index], found)
+        mass, count = patch_masses(evidence_patches(seen.maps[index]), found)
         # Only patches holding one cube: a miscount in a heap must not set the measure.
         lone = mass[count == 1]
         if len(lone):

@@ -585,7 +585,9 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         )
     ]
     cubes += off
-    cubes += left_over_cubes(seen.maps, cubes, comparison, prepared, allowed)
+    # (Each colour's patches serve the cubes left over here and the doubts below.)
+    patches = [evidence_patches(plane) for plane in seen.maps]
+    cubes += left_over_cubes(patches, cubes, comparison, prepared, allowed)
     # What one found cube accounts for in a region's area: the square its colour covers, and
     # for a lone cube all it changes (never less than that square; 0 in older profiles).
     cube_square = profile.cube_side**2
@@ -619,6 +621,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         lone_cube,
         inside[box],
         prepared.areas,
+        [None if p is None else p.moved(top, left) for p in patches],
         shadow_area,
         lone,
     )
@@ -876,12 +879,14 @@ def _doubts(
     lone_cube: float,
     inside: Mask,
     areas: NDArray[np.float64],
+    patches: list[Patches | None],
     shadow_area: float,
     lone: Mask,
 ) -> list[str]:
     """Why the cubes found may not be the whole truth, in words a player understands
     (`cube_square`, `lone_cube`: the square one cube's colour covers and all one lone cube
-    changes, see `area_doubts`; `lone`: the shade none of them casts, see `lone_shade`)."""
+    changes, see `area_doubts`; `patches`: each colour's evidence patches, see
+    `evidence_patches`; `lone`: the shade none of them casts, see `lone_shade`)."""
     reasons: list[str] = []
     for cube in cubes:
         if cube.confidence < 0.5:
@@ -892,7 +897,7 @@ def _doubts(
             else:
                 reasons.append(doubt.PARTLY_HIDDEN.format(colour=colour))
     reasons.extend(area_doubts(cubes, seen.foreground, cube_square, lone_cube))
-    reasons.extend(_left_over(cubes, seen.maps, areas))
+    reasons.extend(_left_over(cubes, seen.maps, areas, patches))
     reasons.extend(_long_shadows(cubes, seen, shadow_area))
     for number, first in enumerate(cubes):
         for second in cubes[number + 1 :]:
@@ -949,7 +954,10 @@ def unexplained_doubts(
 
 
 def _left_over(
-    cubes: list[Found], maps: NDArray[np.float32], areas: NDArray[np.float64]
+    cubes: list[Found],
+    maps: NDArray[np.float32],
+    areas: NDArray[np.float64],
+    patches: list[Patches | None],
 ) -> list[str]:
     """Doubts where one colour's evidence holds clearly more cubes than were found of it.
 
@@ -960,7 +968,7 @@ def _left_over(
     """
     reasons: list[str] = []
     for index, plane in enumerate(maps):
-        mass, found = patch_masses(plane, [c for c in cubes if c.colour == index])
+        mass, found = patch_masses(patches[index], [c for c in cubes if c.colour == index])
         extra = mass / float(areas[index]) - found
         name = COLOURS[index].value
         if np.any(extra >= LEFT_OVER_CUBES):
@@ -1021,6 +1029,16 @@ class Patches(NamedTuple):
     mass: NDArray[np.float64]
     """Per label, the summed evidence."""
 
+    def moved(self, top: int, left: int) -> Patches:
+        """The same patches in the view cropped at row `top`, column `left`."""
+        rows, columns = self.box
+        return self._replace(
+            box=(
+                slice(rows.start - top, rows.stop - top),
+                slice(columns.start - left, columns.stop - left),
+            )
+        )
+
 
 def evidence_patches(plane: NDArray[np.float32]) -> Patches | None:
     """The patches of one colour's evidence plane at least PATCH_EVIDENCE strong; None when
@@ -1036,7 +1054,7 @@ def evidence_patches(plane: NDArray[np.float32]) -> Patches | None:
 
 
 def left_over_cubes(
-    maps: NDArray[np.float32],
+    patches: list[Patches | None],
     cubes: list[Found],
     comparison: Comparison,
     prepared: Prepared,
@@ -1052,25 +1070,24 @@ def left_over_cubes(
     """
     side = prepared.reference.cube_side
     taken: list[Found] = []
-    for index, plane in enumerate(maps):
-        patches = evidence_patches(plane)
-        if patches is None:
+    for index, found in enumerate(patches):
+        if found is None:
             continue
-        top, left = patches.box[0].start, patches.box[1].start
-        worth = patches.mass / float(prepared.areas[index])
+        top, left = found.box[0].start, found.box[1].start
+        worth = found.mass / float(prepared.areas[index])
         # (Label 0 is the floor between the patches.)
         for label in np.flatnonzero(worth[1:] >= LEFT_OVER_CUBE) + 1:
-            x, y = float(patches.centres[label, 0]) + left, float(patches.centres[label, 1]) + top
+            x, y = float(found.centres[label, 0]) + left, float(found.centres[label, 1]) + top
             # (Most such patches hold a found cube: the cheap test goes first.)
             if not allowed[int(y), int(x)] or any(
                 math.hypot(c.x - x, c.y - y) < LEFT_OVER_CLEAR * side for c in cubes + taken
             ):
                 continue
-            px, py, width, height, _ = (int(v) for v in patches.stats[label])
+            px, py, width, height, _ = (int(v) for v in found.stats[label])
             long, short = max(width, height), min(width, height)
             if long > LEFT_OVER_SIZE * side or long > LEFT_OVER_ASPECT * short:
                 continue
-            ys, xs = np.nonzero(patches.labels[py : py + height, px : px + width] == label)
+            ys, xs = np.nonzero(found.labels[py : py + height, px : px + width] == label)
             box = (slice(top + py, top + py + height), slice(left + px, left + px + width))
             median = channel_medians(comparison.lab[box][ys, xs]).astype(np.float32)
             best, margin, second, _ = _colour_of(median, comparison, box, prepared)
@@ -1080,11 +1097,10 @@ def left_over_cubes(
 
 
 def patch_masses(
-    plane: NDArray[np.float32], cubes: list[Found]
+    patches: Patches | None, cubes: list[Found]
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """For each connected patch of one colour's evidence: its summed evidence, and how many
-    of `cubes` (found cubes of that colour) lie in it."""
-    patches = evidence_patches(plane)
+    """For each connected patch of one colour's evidence (see `evidence_patches`): its summed
+    evidence, and how many of `cubes` (found cubes of that colour) lie in it."""
     if patches is None:
         return np.zeros(0, np.float64), np.zeros(0, np.int64)
     top, left = patches.box[0].start, patches.box[1].start
@@ -1157,6 +1173,7 @@ __all__ = [
     "Detection",
     "Found",
     "area_doubts",
+    "evidence_patches",
     "find_cubes",
     "left_over_cubes",
     "lone_shade",

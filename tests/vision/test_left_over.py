@@ -51,7 +51,8 @@ def _found_brown(faint: tuple[RenderedTray, Profile, Comparison]) -> Found:
     _, profile, comparison = faint
     maps = profile_evidence(comparison, profile).maps
     anywhere = np.ones(maps.shape[1:], np.bool_)
-    (brown,) = left_over_cubes(maps, _others(faint), comparison, profile.prepared(), anywhere)
+    patches = [evidence_patches(plane) for plane in maps]
+    (brown,) = left_over_cubes(patches, _others(faint), comparison, profile.prepared(), anywhere)
     return brown
 
 
@@ -74,16 +75,17 @@ def test_a_patch_beside_a_found_cube_or_beyond_the_floor_is_no_cube(
     _, profile, comparison = faint_brown
     prepared = profile.prepared()
     maps = profile_evidence(comparison, profile).maps
+    patches = [evidence_patches(plane) for plane in maps]
     brown = _found_brown(faint_brown)
     side = profile.cube_side
     # Beside a cube found: that cube's fringe or side face as likely as a cube.
     blue = Found(BLUE, brown.x + side, brown.y, 1.0, 5.0, BROWN)
     others = _others(faint_brown)
     anywhere = np.ones(maps.shape[1:], np.bool_)
-    assert left_over_cubes(maps, [*others, blue], comparison, prepared, anywhere) == []
+    assert left_over_cubes(patches, [*others, blue], comparison, prepared, anywhere) == []
     # Beyond the floor (the table beside the tray, the rim): no cube of the tray's.
     nowhere = np.zeros(maps.shape[1:], np.bool_)
-    assert left_over_cubes(maps, others, comparison, prepared, nowhere) == []
+    assert left_over_cubes(patches, others, comparison, prepared, nowhere) == []
 
 
 def test_the_same_evidence_as_a_strip_is_no_cube_but_as_a_square_is(
@@ -101,11 +103,12 @@ def test_the_same_evidence_as_a_strip_is_no_cube_but_as_a_square_is(
     square = np.zeros_like(strip)
     side = round(np.sqrt(float(strip.sum())))
     square[BROWN, y - side // 2 : y - side // 2 + side, x - side // 2 : x - side // 2 + side] = 1.0
-    for plane in (strip, square):
-        patches = evidence_patches(plane[BROWN])
-        assert patches is not None
-        assert patches.mass[1] >= LEFT_OVER_CUBE * prepared.areas[BROWN]
-    assert left_over_cubes(strip, [], comparison, prepared, anywhere) == []
-    assert [c.colour for c in left_over_cubes(square, [], comparison, prepared, anywhere)] == [
+    strips, squares = ([evidence_patches(p) for p in maps] for maps in (strip, square))
+    for patches in (strips, squares):
+        brown_patches = patches[BROWN]
+        assert brown_patches is not None
+        assert brown_patches.mass[1] >= LEFT_OVER_CUBE * prepared.areas[BROWN]
+    assert left_over_cubes(strips, [], comparison, prepared, anywhere) == []
+    assert [c.colour for c in left_over_cubes(squares, [], comparison, prepared, anywhere)] == [
         BROWN
     ]

@@ -10,7 +10,7 @@ from companion.core.cubes import Colour
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import Profile, read_tray
 from companion.vision.calibrate import unstable_pixels
-from companion.vision.detect import Found, patch_masses
+from companion.vision.detect import Found, evidence_patches, patch_masses
 from companion.vision.likelihood import cast_shadows
 from companion.vision.profile import encode_png
 from companion.vision.segment import Reference, compare
@@ -185,9 +185,15 @@ def test_patch_masses_count_the_cubes_in_each_patch() -> None:
     plane[5:15, 5:15] = 1.0  # one cube's worth
     plane[5:15, 30:50] = 1.0  # two cubes' worth, one found
     found = [Found(0, 10.0, 10.0, 1.0, 5.0, 1), Found(0, 40.0, 10.0, 1.0, 5.0, 1)]
-    mass, count = patch_masses(plane, found)
+    mass, count = patch_masses(evidence_patches(plane), found)
     assert sorted(zip(mass.tolist(), count.tolist(), strict=True)) == [(100.0, 1), (200.0, 1)]
-    empty_mass, empty_count = patch_masses(np.zeros((5, 5), np.float32), [])
+    # The same patches in a view cropped at row 2, column 3: the cubes there count alike.
+    moved = [Found(0, c.x - 3.0, c.y - 2.0, 1.0, 5.0, 1) for c in found]
+    patches = evidence_patches(plane)
+    assert patches is not None
+    _, moved_count = patch_masses(patches.moved(2, 3), moved)
+    assert moved_count.tolist() == count.tolist()
+    empty_mass, empty_count = patch_masses(evidence_patches(np.zeros((5, 5), np.float32)), [])
     assert len(empty_mass) == len(empty_count) == 0
 
 
