@@ -613,6 +613,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
         )
         # What the cubes found by their shadows cast is no longer lone.
         lone = lone_shade(implied, lone, inside[box], side, offset)
+    # (Evidence lies only on changed pixels, so every patch lies within the doubts' box.)
     doubts = _doubts(
         moved + implied,
         local,
@@ -1070,24 +1071,24 @@ def left_over_cubes(
     """
     side = prepared.reference.cube_side
     taken: list[Found] = []
-    for index, found in enumerate(patches):
-        if found is None:
+    for index, own in enumerate(patches):
+        if own is None:
             continue
-        top, left = found.box[0].start, found.box[1].start
-        worth = found.mass / float(prepared.areas[index])
+        top, left = own.box[0].start, own.box[1].start
+        worth = own.mass / float(prepared.areas[index])
         # (Label 0 is the floor between the patches.)
         for label in np.flatnonzero(worth[1:] >= LEFT_OVER_CUBE) + 1:
-            x, y = float(found.centres[label, 0]) + left, float(found.centres[label, 1]) + top
+            x, y = float(own.centres[label, 0]) + left, float(own.centres[label, 1]) + top
             # (Most such patches hold a found cube: the cheap test goes first.)
             if not allowed[int(y), int(x)] or any(
                 math.hypot(c.x - x, c.y - y) < LEFT_OVER_CLEAR * side for c in cubes + taken
             ):
                 continue
-            px, py, width, height, _ = (int(v) for v in found.stats[label])
+            px, py, width, height, _ = (int(v) for v in own.stats[label])
             long, short = max(width, height), min(width, height)
             if long > LEFT_OVER_SIZE * side or long > LEFT_OVER_ASPECT * short:
                 continue
-            ys, xs = np.nonzero(found.labels[py : py + height, px : px + width] == label)
+            ys, xs = np.nonzero(own.labels[py : py + height, px : px + width] == label)
             box = (slice(top + py, top + py + height), slice(left + px, left + px + width))
             median = channel_medians(comparison.lab[box][ys, xs]).astype(np.float32)
             best, margin, second, _ = _colour_of(median, comparison, box, prepared)
