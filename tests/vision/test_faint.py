@@ -119,3 +119,19 @@ def test_a_faint_patch_beside_a_found_cube_is_not_taken_for_a_cube(
     assert faint_cubes(beside, [blue], comparison, prepared, side) == []
     alone = faint_cubes(beside, [], comparison, prepared, side)
     assert [COLOURS[c.colour] for c in alone] == [Colour.WHITE]
+
+
+def test_a_white_cube_on_a_peach_floor_is_counted_though_its_box_fits_white_loosely() -> None:
+    # Rendered set-up (warm lamp, a pale peach tray): the white cube against the near wall
+    # differs from the floor by little more than the change threshold. Its faint patch lies
+    # clear of every cube, but the box round it, floor and cube together, fits white at a
+    # squared distance of about 20: too loose for a cube found by its shadow (IMPLIED_FIT_D2),
+    # close enough for one seen by its outline.
+    shots = calibration_set(1796254520, "warm", tests=3, jpeg=False)
+    profile = calibrate_set(shots)
+    picture = shots.tests[2]
+    assert picture.counts[Colour.WHITE] == 2
+    reading = read_tray(picture.image, profile)
+    assert reading.counts == picture.counts
+    assert not reading.confident
+    assert doubt.SEEN_BY_OUTLINE.format(colour="white") in reading.reasons
