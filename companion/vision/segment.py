@@ -260,6 +260,9 @@ class Comparison:
     ceiling: tuple[float, float, float] = (1.0, 1.0, 1.0)
     """Per channel (B, G, R, 0..1 levels), where the camera's limit lies in the normalised
     view: no colour can look brighter than that here."""
+    tables: NDArray[np.uint8] | None = None
+    """The per-channel tables (256 x 1 x 3) that mapped the picture's levels onto the empty
+    tray's: a closer look at the picture itself normalises its light with them."""
 
 
 def light_gains(sample: FloatImage, reference: Reference) -> NDArray[np.float64]:
@@ -498,6 +501,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         deficit,
         saturated,
         ceiling,
+        tables,
     )
 
 
