@@ -4,7 +4,8 @@ The picture is warped to the top-down tray view (lined up again when the camera 
 moved since calibration: `realign`), its light matched to the empty tray's
 (`segment.compare`), the cubes found one by one (`detect.find_cubes`) and mapped back to
 picture pixels. Anything that makes the count doubtful is said in `reasons`, and then the
-reading is not confident.
+reading is not confident. A reading about to be given as sure first gets a closer look round
+each cube for the sliver of one lying under it (`sliver.hidden_slivers`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from companion.vision.profile import Profile
 from companion.vision.reading import CONFIDENT_AT, CubeSighting, TrayReading, unsure
 from companion.vision.realign import lined_up_view
 from companion.vision.segment import Comparison, compare
+from companion.vision.sliver import hidden_slivers
 from companion.vision.tray import VIEW_MARGIN
 
 # Mean brightness (0..255) below which a picture is too dark to read.
@@ -133,6 +135,11 @@ def read_tray(
     confidence = min([c.confidence for c in cubes] + [1.0])
     if confidence < CONFIDENT_AT and not reasons:
         reasons.append(doubt.UNCERTAIN)
+    if not reasons:
+        # Only a reading about to be given as sure gets the closer look (a few ms a cube).
+        found = [(c.colour, c.x, c.y) for c in detection.cubes]
+        for index in hidden_slivers(image, tray_view, comparison, prepared, found):
+            reasons.append(doubt.HIDDEN_BESIDE.format(colour=COLOURS[index].value))
     reasons = list(dict.fromkeys(reasons))
     if reasons:
         confidence = min(confidence, CONFIDENT_AT - 0.1)

@@ -1,0 +1,66 @@
+"""Before a reading is given as sure, a closer look round each found cube finds the sliver
+of a cube lying under another, and makes the reading unsure."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import calibrate_set
+
+from companion.core.cubes import COLOURS, Colour
+from companion.devices.tray_render import CalibrationSet, calibration_set
+from companion.vision import Profile, read_tray
+from companion.vision import reasons as doubt
+from companion.vision.detect import find_cubes
+from companion.vision.segment import compare
+from companion.vision.sliver import hidden_slivers
+
+
+@pytest.fixture(scope="module")
+def yellow_under_red() -> tuple[CalibrationSet, Profile]:
+    """Rendered set-up (neutral light, a green tray): in test picture 7 a red cube lies on a
+    yellow one, whose top shows only as an L-shaped strip a third of a side wide; picture 5
+    holds three cubes lying apart."""
+    shots = calibration_set(751464337, "neutral", tests=8, jpeg=False)
+    return shots, calibrate_set(shots)
+
+
+def test_a_sliver_under_another_cube_makes_the_reading_unsure(
+    yellow_under_red: tuple[CalibrationSet, Profile],
+) -> None:
+    # The view shows the strip as a pixel or two of blends, and the count misses the yellow
+    # cube: the reading used to be given as sure, and wrong.
+    shots, profile = yellow_under_red
+    picture = shots.tests[7]
+    assert picture.counts[Colour.YELLOW] == 1
+    reading = read_tray(picture.image, profile)
+    assert reading.counts[Colour.YELLOW] == 0
+    assert not reading.confident
+    assert doubt.HIDDEN_BESIDE.format(colour="yellow") in reading.reasons
+
+
+def test_cubes_lying_apart_show_no_sliver(
+    yellow_under_red: tuple[CalibrationSet, Profile],
+) -> None:
+    # Their side faces (their own colour in shade), their shadows and the blends along their
+    # edges are no other cube.
+    shots, profile = yellow_under_red
+    picture = shots.tests[5]
+    reading = read_tray(picture.image, profile)
+    assert reading.counts == picture.counts
+    assert reading.confident
+
+
+def test_the_sliver_is_told_by_its_colour_beside_the_cube_above(
+    yellow_under_red: tuple[CalibrationSet, Profile],
+) -> None:
+    shots, profile = yellow_under_red
+    prepared = profile.prepared()
+    picture = shots.tests[7]
+    comparison = compare(profile.view.warp(picture.image), prepared.reference)
+    found = [(c.colour, c.x, c.y) for c in find_cubes(comparison, profile).cubes]
+    assert sorted(COLOURS[c] for c, _, _ in found) == sorted([Colour.RED, Colour.WHITE])
+    slivers = hidden_slivers(picture.image, profile.view, comparison, prepared, found)
+    assert [COLOURS[c] for c in slivers] == [Colour.YELLOW]
+    # Where the red cube is not looked round, nothing shows.
+    white = [cube for cube in found if COLOURS[cube[0]] is Colour.WHITE]
+    assert hidden_slivers(picture.image, profile.view, comparison, prepared, white) == []
