@@ -52,17 +52,23 @@ def distances2(
     return result
 
 
-def shade_gap(colour: NDArray[np.floating], lit: NDArray[np.floating]) -> float:
-    """How far (in a and b) a Lab `colour` lies from the Lab colour `lit` as less light would
-    show it at `colour`'s lightness. Less light scales L + 16, a and b of one surface by the
-    same factor (Lab's cube root), so the shade of `lit` lies at its a and b times that
-    factor; another surface lies off it."""
-    factor = (float(colour[0]) + 16.0) / (float(lit[0]) + 16.0)
-    return float(
-        np.hypot(
-            float(colour[1]) - float(lit[1]) * factor, float(colour[2]) - float(lit[2]) * factor
-        )
+def shade_gaps(colours: NDArray[np.floating], lit: NDArray[np.floating]) -> NDArray[np.float64]:
+    """How far (in a and b) each Lab colour (last axis) lies from the Lab colour `lit` (one,
+    or one per colour) as less light would show it at that colour's lightness. Less light
+    scales L + 16, a and b of one surface by the same factor (Lab's cube root), so the shade
+    of `lit` lies at its a and b times that factor; another surface lies off it."""
+    seen = np.asarray(colours, np.float64)
+    lit_at = np.asarray(lit, np.float64)
+    factor = (seen[..., 0] + 16.0) / (lit_at[..., 0] + 16.0)
+    gaps: NDArray[np.float64] = np.hypot(
+        seen[..., 1] - lit_at[..., 1] * factor, seen[..., 2] - lit_at[..., 2] * factor
     )
+    return gaps
+
+
+def shade_gap(colour: NDArray[np.floating], lit: NDArray[np.floating]) -> float:
+    """`shade_gaps` of one Lab `colour`."""
+    return float(shade_gaps(colour, lit))
 
 
 def seen_at_limit(

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.colours import distances2
+from companion.vision.colours import distances2, shade_gaps
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.profile import Prepared
 from companion.vision.segment import Comparison, lab8
@@ -68,10 +68,7 @@ def _in_shade_of(
 ) -> Mask:
     """Pixels of `lab` darker than the Lab colour(s) `lit` (per pixel, or one colour) by
     `darker` (L), whose a and b lie within `gap` of that colour's in less light."""
-    lit_lightness = lit[..., 0]
-    factor = (lab[..., 0] + 16.0) / (lit_lightness + 16.0)
-    off = np.hypot(lab[..., 1] - lit[..., 1] * factor, lab[..., 2] - lit[..., 2] * factor)
-    shaded: Mask = (lab[..., 0] < lit_lightness - darker) & (off < gap)
+    shaded: Mask = (lab[..., 0] < lit[..., 0] - darker) & (shade_gaps(lab, lit) < gap)
     return shaded
 
 
