@@ -67,6 +67,14 @@ def test_one_sharp_speck_is_no_cube() -> None:
     assert not faint_places(difference, THRESHOLD, None, quiet, SIDE)
 
 
+def _counted_in_doubt(picture: RenderedTray, profile: Profile, reason: str) -> None:
+    """The picture is counted right, not as sure, and the reading gives `reason`."""
+    reading = read_tray(picture.image, profile)
+    assert reading.counts == picture.counts
+    assert not reading.confident
+    assert reason in reading.reasons
+
+
 def test_a_brown_cube_on_a_brown_floor_is_counted_in_doubt() -> None:
     # Rendered set-up (hard pairs under warm light, brown tray): in this test picture the one
     # brown cube differs little from the print, no box of its evidence is filled enough for
@@ -74,13 +82,9 @@ def test_a_brown_cube_on_a_brown_floor_is_counted_in_doubt() -> None:
     # it uncounted. Its compact patch of brown evidence, clear of the other cubes, now counts
     # it (detect.left_over_cubes), never as sure.
     shots = calibration_set(710292156, "hard-pairs", tests=2, jpeg=False)
-    profile = calibrate_set(shots)
     picture = shots.tests[1]
     assert picture.counts[Colour.BROWN] == 1
-    reading = read_tray(picture.image, profile)
-    assert reading.counts == picture.counts
-    assert not reading.confident
-    assert doubt.PARTLY_HIDDEN.format(colour="brown") in reading.reasons
+    _counted_in_doubt(picture, calibrate_set(shots), doubt.PARTLY_HIDDEN.format(colour="brown"))
 
 
 @pytest.fixture(scope="module")
@@ -99,11 +103,8 @@ def test_a_white_cube_on_pale_print_seen_only_by_its_outline_is_counted_in_doubt
     # It used to go uncounted. Its outline lies well clear of the blue cube, and the box
     # there fits white.
     picture, profile = pale_print
-    reading = read_tray(picture.image, profile)
-    assert reading.counts == picture.counts
-    assert reading.counts[Colour.WHITE] == 1
-    assert not reading.confident
-    assert doubt.SEEN_BY_OUTLINE.format(colour="white") in reading.reasons
+    assert picture.counts[Colour.WHITE] == 1
+    _counted_in_doubt(picture, profile, doubt.SEEN_BY_OUTLINE.format(colour="white"))
 
 
 def test_a_faint_patch_beside_a_found_cube_is_not_taken_for_a_cube(
@@ -128,10 +129,6 @@ def test_a_white_cube_on_a_peach_floor_is_counted_though_its_box_fits_white_loos
     # squared distance of about 20: too loose for a cube found by its shadow (IMPLIED_FIT_D2),
     # close enough for one seen by its outline.
     shots = calibration_set(1796254520, "warm", tests=3, jpeg=False)
-    profile = calibrate_set(shots)
     picture = shots.tests[2]
     assert picture.counts[Colour.WHITE] == 2
-    reading = read_tray(picture.image, profile)
-    assert reading.counts == picture.counts
-    assert not reading.confident
-    assert doubt.SEEN_BY_OUTLINE.format(colour="white") in reading.reasons
+    _counted_in_doubt(picture, calibrate_set(shots), doubt.SEEN_BY_OUTLINE.format(colour="white"))
