@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from companion.vision.colours import distances2, shade_gaps
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.profile import Prepared
-from companion.vision.segment import Comparison, lab8
+from companion.vision.segment import Comparison, channel_norm, lab8
 from companion.vision.tray import TrayView
 
 # The closer look's scale over the view's, and how far round a cube's centre it looks (cube
@@ -47,7 +47,7 @@ CHANGED = 8.0
 # Another found cube covers the disc this many cube sides across its centre (a lying cube's
 # corners reach 0.71 side from it).
 OTHER_RADIUS = 0.72
-# The floor in shade keeps its hue (`colours.shade_gap`): pixels darker than the empty tray
+# The floor in shade keeps its hue (`colours.shade_gaps`): pixels darker than the empty tray
 # by this much (L) and within this gap (a and b) of its shaded colour are shadow. The found
 # cube's own side faces are its colour in shade, within the narrower gap; a face the lamp
 # lights may be a little lighter than the cube's model.
@@ -128,6 +128,8 @@ def hidden_slivers(
     side = reference.cube_side * SCALE
     top_area = side * side
     peel = np.ones((3, 3), np.uint8)
+    # (Once for all cubes: warpAffine takes no boolean arrays.)
+    steady_floor = prepared.steady_floor.astype(np.float32)
     found: set[int] = set()
     for index, (colour, x, y) in enumerate(cubes):
         lab, to_look = _closer_look(image, view, comparison, prepared, (x, y))
@@ -135,8 +137,8 @@ def hidden_slivers(
         low = _view_at(reference.lab_low, to_look, shape, nearest=False)
         high = _view_at(reference.lab_high, to_look, shape, nearest=False)
         held = np.minimum(np.maximum(lab, low), high)
-        changed = np.sqrt(((lab - held) ** 2).sum(axis=2)) > CHANGED
-        steady = _view_at(prepared.steady_floor.astype(np.float32), to_look, shape, nearest=True)
+        changed = channel_norm(np.asarray(lab - held, np.float32)) > CHANGED
+        steady = _view_at(steady_floor, to_look, shape, nearest=True)
         edges = _view_at(prepared.print_edges, to_look, shape, nearest=False)
         looked = changed & (steady > 0.5) & (edges < PRINT_EDGE)
         others = np.zeros(shape, np.uint8)
