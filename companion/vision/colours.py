@@ -66,6 +66,25 @@ def shade_gaps(colours: NDArray[np.floating], lit: NDArray[np.floating]) -> NDAr
     return gaps
 
 
+def mix_gaps(
+    colours: NDArray[np.floating], first: NDArray[np.floating], second: NDArray[np.floating]
+) -> NDArray[np.float64]:
+    """How far (CIE76) each Lab colour (last axis) lies from every mix of `first` and `second`
+    (one colour, or one per colour): a pixel across the edge between two surfaces blends
+    them, and its colour lies on the line between theirs (roughly: Lab is not linear light).
+    """
+    seen = np.asarray(colours, np.float64)
+    start = np.asarray(first, np.float64)
+    step = np.asarray(second, np.float64) - start
+    along = np.clip(
+        np.sum((seen - start) * step, axis=-1) / np.maximum(np.sum(step * step, axis=-1), 1e-9),
+        0.0,
+        1.0,
+    )
+    gaps: NDArray[np.float64] = np.linalg.norm(seen - (start + along[..., None] * step), axis=-1)
+    return gaps
+
+
 def shade_gap(colour: NDArray[np.floating], lit: NDArray[np.floating]) -> float:
     """`shade_gaps` of one Lab `colour`."""
     return float(shade_gaps(colour, lit))
@@ -102,4 +121,4 @@ def seen_at_limit(
     return result
 
 
-__all__ = ["LOOSE_SLACK", "distances2", "seen_at_limit", "shade_gap"]
+__all__ = ["LOOSE_SLACK", "distances2", "mix_gaps", "seen_at_limit", "shade_gap", "shade_gaps"]

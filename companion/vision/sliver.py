@@ -8,16 +8,17 @@ strip of clear colour several pixels wide. So, when a reading would be given as 
 picture round each found cube is warped again at three times the view's scale, and a
 patch of another cube colour there that is
 
-- not where another found cube lies,
+- not where another found cube lies, nor the side face of one of its own colour,
 - on floor that does not change between shots and away from the print's edges,
 - different from the empty tray, and not that tray nor the cube itself in shade,
-- still there when its outermost pixels are peeled off (a blend along an edge is not),
+- against the found cube, with pixels well off every blend of that cube and the floor,
 
-makes the reading unsure. On rendered trays (13 seeds, 991 readings given as sure) this
-caught 3 of the 8 wrong ones (a yellow sliver under red, brown under green, white under
-brown) and made no right one unsure; on 4 other seeds, 1 of 4 wrong caught and 1 of 294
-right made unsure. The wrong ones left showed no sliver of clear colour: a black or brown
-one, which looks like the floor in shade, or none at all.
+makes the reading unsure. On rendered trays (13 seeds, 991 readings that would be given as
+sure) this caught 4 of the 8 wrong ones (a yellow sliver under red, brown under green, white
+under brown, and a red strip a tenth of a side wide under black) and made 3 of the 983 right
+ones unsure; on 4 other seeds it caught 3 of 4 wrong and made none of 294 right unsure.
+The wrong ones left showed no sliver of clear colour: a black or brown one, which looks like
+the floor in shade, or one a pixel wide.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.colours import distances2, shade_gaps
+from companion.vision.colours import distances2, mix_gaps, shade_gaps
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.profile import Prepared
 from companion.vision.segment import Comparison, channel_norm, lab8
@@ -57,10 +58,23 @@ OWN_DARKER = -3.0
 OWN_SHADE_GAP = 10.0
 # The empty tray's print edges (L units per view pixel) shift between shots: left out.
 PRINT_EDGE = 3.0
-# A sliver's core, after one pixel is peeled off all round, covers at least this share of
-# a cube's top (closer-look pixels: a cube's top is about 1000; 0.005 is 5 pixels). The 3
-# caught above measured 0.007-0.016; at 0.002, 8 right readings were lost and none more caught.
-CORE_SHARE = 0.005
+# A pixel at the found cube's edge blends the cube with the floor; a sliver's pixels lie
+# this far (CIE76) off every such mix. (Peeling a pixel off all round instead lost the strips
+# a third of a side wide or less, which are two or three closer-look pixels across. At 15,
+# twice as many right readings were made unsure, and no more wrong ones caught.)
+OFF_THE_MIX = 20.0
+# A sliver has at least this share of a cube's top (closer-look pixels: a cube's top is about
+# 1000, so 0.008 is 8 pixels) off the mix (at 0.012 the red strip under black above was
+# lost), ...
+SLIVER_SHARE = 0.008
+# ... reaches within this many cube sides of the found cube's centre (it lies against that
+# cube: its edge is half a side out, its corners 0.71; the print farther out cost 3 right
+# readings) ...
+AGAINST = 0.8
+# ... and not within this many of a found cube of the sliver's own colour: that is the
+# cube's own side face, which the camera sees beyond its disc when it looks at it askew
+# (2 right readings).
+OWN_FACE = 0.9
 
 
 def _in_shade_of(
@@ -114,6 +128,20 @@ def _view_at(
     return np.asarray(result, np.float32)
 
 
+def _discs(
+    centres: list[tuple[float, float]],
+    to_look: NDArray[np.float64],
+    shape: tuple[int, ...],
+    radius: float,
+) -> Mask:
+    """Discs of `radius` (closer-look pixels) round view points, in the closer look."""
+    discs = np.zeros(shape[:2], np.uint8)
+    for x, y in centres:
+        at = to_look @ np.array([x, y, 1.0])
+        cv2.circle(discs, (round(at[0]), round(at[1])), round(radius), 1, -1)
+    return discs.astype(np.bool_)
+
+
 def hidden_slivers(
     image: BGRImage,
     view: TrayView,
@@ -127,13 +155,18 @@ def hidden_slivers(
     reference = prepared.reference
     side = reference.cube_side * SCALE
     top_area = side * side
-    peel = np.ones((3, 3), np.uint8)
     # (Once for all cubes: warpAffine takes no boolean arrays.)
     steady_floor = prepared.steady_floor.astype(np.float32)
     found: set[int] = set()
+    against: Mask | None = None
     for index, (colour, x, y) in enumerate(cubes):
         lab, to_look = _closer_look(image, view, comparison, prepared, (x, y))
         shape = lab.shape[:2]
+        if against is None:
+            # (Every closer look has the same size, its cube's centre in the middle.)
+            rows, columns = np.indices(shape)
+            middle = (shape[0] - 1) / 2.0
+            against = np.hypot(columns - middle, rows - middle) <= AGAINST * side
         low = _view_at(reference.lab_low, to_look, shape, nearest=False)
         high = _view_at(reference.lab_high, to_look, shape, nearest=False)
         held = np.minimum(np.maximum(lab, low), high)
@@ -141,12 +174,13 @@ def hidden_slivers(
         steady = _view_at(steady_floor, to_look, shape, nearest=True)
         edges = _view_at(prepared.print_edges, to_look, shape, nearest=False)
         looked = changed & (steady > 0.5) & (edges < PRINT_EDGE)
-        others = np.zeros(shape, np.uint8)
-        for other, (_, ox, oy) in enumerate(cubes):
-            if other != index:
-                at = to_look @ np.array([ox, oy, 1.0])
-                cv2.circle(others, (round(at[0]), round(at[1])), round(OTHER_RADIUS * side), 1, -1)
-        looked &= others == 0
+        others = _discs(
+            [(ox, oy) for other, (_, ox, oy) in enumerate(cubes) if other != index],
+            to_look,
+            shape,
+            OTHER_RADIUS * side,
+        )
+        looked &= ~others
         floor = 0.5 * (low + high)
         looked &= ~_in_shade_of(lab, floor, FLOOR_DARKER, FLOOR_SHADE_GAP)
         looked &= ~_in_shade_of(lab, prepared.means[colour], OWN_DARKER, OWN_SHADE_GAP)
@@ -155,13 +189,28 @@ def hidden_slivers(
         d2 = distances2(lab[looked], prepared.means, prepared.inverses, prepared.clipped)
         best = np.full(shape, -1, np.int64)
         best[looked] = np.where(d2.min(axis=1) <= FIT_D2, d2.argmin(axis=1), -1)
+        off_mix = np.zeros(shape, np.bool_)
+        off_mix[looked] = mix_gaps(lab[looked], floor[looked], prepared.means[colour]) > OFF_THE_MIX
         for other_colour in np.unique(best[best >= 0]):
             if other_colour == colour or other_colour in found:
                 continue
-            core = cv2.erode((best == other_colour).astype(np.uint8), peel)
-            count, _, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
-            if count > 1 and stats[1:, cv2.CC_STAT_AREA].max() >= CORE_SHARE * top_area:
-                found.add(int(other_colour))
+            own_faces = _discs(
+                [(ox, oy) for c, ox, oy in cubes if c == other_colour],
+                to_look,
+                shape,
+                OWN_FACE * side,
+            )
+            candidates = (best == other_colour).astype(np.uint8)
+            count, labels = cv2.connectedComponents(candidates, connectivity=8)
+            for label in range(1, count):
+                patch = labels == label
+                if (
+                    (patch & off_mix).sum() >= SLIVER_SHARE * top_area
+                    and (patch & against).any()
+                    and not (patch & own_faces).any()
+                ):
+                    found.add(int(other_colour))
+                    break
     return sorted(found)
 
 

@@ -3,6 +3,7 @@ of a cube lying under another, and makes the reading unsure."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from conftest import calibrate_set
 
@@ -10,6 +11,7 @@ from companion.core.cubes import COLOURS, Colour
 from companion.devices.tray_render import CalibrationSet, calibration_set
 from companion.vision import Profile, read_tray
 from companion.vision import reasons as doubt
+from companion.vision.colours import mix_gaps
 from companion.vision.detect import find_cubes
 from companion.vision.segment import compare
 from companion.vision.sliver import hidden_slivers
@@ -21,6 +23,15 @@ def yellow_under_red() -> tuple[CalibrationSet, Profile]:
     yellow one, whose top shows only as an L-shaped strip a third of a side wide; picture 5
     holds three cubes lying apart."""
     shots = calibration_set(751464337, "neutral", tests=8, jpeg=False)
+    return shots, calibrate_set(shots)
+
+
+@pytest.fixture(scope="module")
+def red_under_black() -> tuple[CalibrationSet, Profile]:
+    """Rendered set-up (a cluster, a cream tray): in test picture 5 a black cube lies on a
+    red one, whose top shows only as a strip a tenth of a side wide along the black cube's
+    edge; picture 2 holds five cubes, each at least four fifths in sight."""
+    shots = calibration_set(138379171, "clustered", tests=6, jpeg=False)
     return shots, calibrate_set(shots)
 
 
@@ -64,3 +75,39 @@ def test_the_sliver_is_told_by_its_colour_beside_the_cube_above(
     # Where the red cube is not looked round, nothing shows.
     white = [cube for cube in found if COLOURS[cube[0]] is Colour.WHITE]
     assert hidden_slivers(picture.image, profile.view, comparison, prepared, white) == []
+
+
+def test_a_strip_two_pixels_wide_under_another_cube_makes_the_reading_unsure(
+    red_under_black: tuple[CalibrationSet, Profile],
+) -> None:
+    # Peeling a pixel off all round left nothing of this strip, and the reading was given as
+    # sure with one red cube too few; its pixels lie well off every mix of black and cream.
+    shots, profile = red_under_black
+    picture = shots.tests[5]
+    assert picture.counts[Colour.RED] == 2
+    reading = read_tray(picture.image, profile)
+    assert reading.counts[Colour.RED] == 1
+    assert not reading.confident
+    assert doubt.HIDDEN_BESIDE.format(colour="red") in reading.reasons
+
+
+def test_cubes_side_by_side_without_one_under_another_stay_sure(
+    red_under_black: tuple[CalibrationSet, Profile],
+) -> None:
+    shots, profile = red_under_black
+    picture = shots.tests[2]
+    reading = read_tray(picture.image, profile)
+    assert reading.counts == picture.counts
+    assert reading.confident
+
+
+def test_a_blend_of_two_colours_lies_on_the_line_between_them() -> None:
+    black = np.array([20.0, 0.0, 0.0])
+    cream = np.array([90.0, 2.0, 20.0])
+    red = np.array([45.0, 55.0, 35.0])
+    edge = 0.4 * black + 0.6 * cream
+    gaps = mix_gaps(np.stack([black, edge, cream, red]), black, cream)
+    assert gaps[:3] == pytest.approx([0.0, 0.0, 0.0], abs=1e-9)
+    assert gaps[3] > 40.0
+    # Beyond either end the gap is the distance to that end.
+    assert mix_gaps(np.array([100.0, 2.0, 20.0]), black, cream) == pytest.approx(10.0)
