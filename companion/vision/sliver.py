@@ -78,10 +78,11 @@ OWN_FACE = 0.9
 
 
 def _in_shade_of(
-    lab: FloatImage, lit: FloatImage | NDArray[np.float32], darker: float, gap: float
+    lab: NDArray[np.float32], lit: NDArray[np.float32], darker: float, gap: float
 ) -> Mask:
-    """Pixels of `lab` darker than the Lab colour(s) `lit` (per pixel, or one colour) by
-    `darker` (L), whose a and b lie within `gap` of that colour's in less light."""
+    """Which Lab colours (last axis) of `lab` are darker than the Lab colour(s) `lit` (one
+    per colour, or one for all) by `darker` (L), with a and b within `gap` of that colour's
+    in less light."""
     shaded: Mask = (lab[..., 0] < lit[..., 0] - darker) & (shade_gaps(lab, lit) < gap)
     return shaded
 
@@ -181,16 +182,21 @@ def hidden_slivers(
             OTHER_RADIUS * side,
         )
         looked &= ~others
-        floor = 0.5 * (low + high)
-        looked &= ~_in_shade_of(lab, floor, FLOOR_DARKER, FLOOR_SHADE_GAP)
-        looked &= ~_in_shade_of(lab, prepared.means[colour], OWN_DARKER, OWN_SHADE_GAP)
-        if not looked.any():
+        # The colour tests only for the pixels still looked at (most of the look is cube,
+        # unchanged floor or other cubes).
+        pixels = lab[looked]
+        under = 0.5 * (low[looked] + high[looked])
+        kept = ~_in_shade_of(pixels, under, FLOOR_DARKER, FLOOR_SHADE_GAP)
+        kept &= ~_in_shade_of(pixels, prepared.means[colour], OWN_DARKER, OWN_SHADE_GAP)
+        if not kept.any():
             continue
-        d2 = distances2(lab[looked], prepared.means, prepared.inverses, prepared.clipped)
+        pixels, under = pixels[kept], under[kept]
+        looked[looked] = kept
+        d2 = distances2(pixels, prepared.means, prepared.inverses, prepared.clipped)
         best = np.full(shape, -1, np.int64)
         best[looked] = np.where(d2.min(axis=1) <= FIT_D2, d2.argmin(axis=1), -1)
         off_mix = np.zeros(shape, np.bool_)
-        off_mix[looked] = mix_gaps(lab[looked], floor[looked], prepared.means[colour]) > OFF_THE_MIX
+        off_mix[looked] = mix_gaps(pixels, under, prepared.means[colour]) > OFF_THE_MIX
         for other_colour in np.unique(best[best >= 0]):
             if other_colour == colour or other_colour in found:
                 continue
@@ -202,15 +208,13 @@ def hidden_slivers(
             )
             candidates = (best == other_colour).astype(np.uint8)
             count, labels = cv2.connectedComponents(candidates, connectivity=8)
-            for label in range(1, count):
-                patch = labels == label
-                if (
-                    (patch & off_mix).sum() >= SLIVER_SHARE * top_area
-                    and (patch & against).any()
-                    and not (patch & own_faces).any()
-                ):
-                    found.add(int(other_colour))
-                    break
+            # Per patch (label): its pixels off the mix, against the cube, on an own face.
+            off = np.bincount(labels[off_mix], minlength=count)
+            near = np.bincount(labels[against], minlength=count)
+            faces = np.bincount(labels[own_faces], minlength=count)
+            slivers = (off >= SLIVER_SHARE * top_area) & (near > 0) & (faces == 0)
+            if slivers[1:].any():
+                found.add(int(other_colour))
     return sorted(found)
 
 
