@@ -87,6 +87,11 @@ def _in_shade_of(
     return shaded
 
 
+def _half_look(prepared: Prepared) -> int:
+    """Half the side of the square closer look (its pixels), less its middle pixel."""
+    return round(REACH * prepared.reference.cube_side * SCALE)
+
+
 def _closer_look(
     image: BGRImage,
     view: TrayView,
@@ -96,7 +101,7 @@ def _closer_look(
 ) -> tuple[FloatImage, NDArray[np.float64]]:
     """The picture round a view point at SCALE times the view's scale, its light normalised
     as the view's was, in Lab; and the affine map from view pixels to its pixels."""
-    half = round(REACH * prepared.reference.cube_side * SCALE)
+    half = _half_look(prepared)
     size = (2 * half + 1, 2 * half + 1)
     to_look = np.array(
         [
@@ -143,6 +148,20 @@ def _discs(
     return discs.astype(np.bool_)
 
 
+def _any_sliver(
+    candidates: Mask, off_mix: Mask, against: Mask, own_faces: Mask, top_area: float
+) -> bool:
+    """Whether a patch of `candidates` (one colour's pixels in a closer look) is a sliver:
+    SLIVER_SHARE of a cube's top off the mix, reaching `against` the cube, on no own face."""
+    count, labels = cv2.connectedComponents(candidates.astype(np.uint8), connectivity=8)
+    # Per patch (label 0 is the rest of the look).
+    off = np.bincount(labels[off_mix], minlength=count)
+    near = np.bincount(labels[against], minlength=count)
+    faces = np.bincount(labels[own_faces], minlength=count)
+    slivers = (off >= SLIVER_SHARE * top_area) & (near > 0) & (faces == 0)
+    return bool(slivers[1:].any())
+
+
 def hidden_slivers(
     image: BGRImage,
     view: TrayView,
@@ -159,15 +178,13 @@ def hidden_slivers(
     # (Once for all cubes: warpAffine takes no boolean arrays.)
     steady_floor = prepared.steady_floor.astype(np.float32)
     found: set[int] = set()
-    against: Mask | None = None
+    # Every closer look has its cube's centre in the middle.
+    half = _half_look(prepared)
+    rows, columns = np.indices((2 * half + 1, 2 * half + 1))
+    against = np.hypot(columns - half, rows - half) <= AGAINST * side
     for index, (colour, x, y) in enumerate(cubes):
         lab, to_look = _closer_look(image, view, comparison, prepared, (x, y))
         shape = lab.shape[:2]
-        if against is None:
-            # (Every closer look has the same size, its cube's centre in the middle.)
-            rows, columns = np.indices(shape)
-            middle = (shape[0] - 1) / 2.0
-            against = np.hypot(columns - middle, rows - middle) <= AGAINST * side
         low = _view_at(reference.lab_low, to_look, shape, nearest=False)
         high = _view_at(reference.lab_high, to_look, shape, nearest=False)
         held = np.minimum(np.maximum(lab, low), high)
@@ -206,14 +223,7 @@ def hidden_slivers(
                 shape,
                 OWN_FACE * side,
             )
-            candidates = (best == other_colour).astype(np.uint8)
-            count, labels = cv2.connectedComponents(candidates, connectivity=8)
-            # Per patch (label): its pixels off the mix, against the cube, on an own face.
-            off = np.bincount(labels[off_mix], minlength=count)
-            near = np.bincount(labels[against], minlength=count)
-            faces = np.bincount(labels[own_faces], minlength=count)
-            slivers = (off >= SLIVER_SHARE * top_area) & (near > 0) & (faces == 0)
-            if slivers[1:].any():
+            if _any_sliver(best == other_colour, off_mix, against, own_faces, top_area):
                 found.add(int(other_colour))
     return sorted(found)
 
