@@ -35,18 +35,35 @@ def red_under_black() -> tuple[CalibrationSet, Profile]:
     return shots, calibrate_set(shots)
 
 
+def _missed_in_doubt(
+    setup: tuple[CalibrationSet, Profile], index: int, colour: Colour, there: int
+) -> None:
+    """Test picture `index` holds `there` cubes of `colour`; the reading counts one fewer,
+    is not sure, and names that colour as maybe hidden beside the others."""
+    shots, profile = setup
+    picture = shots.tests[index]
+    assert picture.counts[colour] == there
+    reading = read_tray(picture.image, profile)
+    assert reading.counts[colour] == there - 1
+    assert not reading.confident
+    assert doubt.HIDDEN_BESIDE.format(colour=colour.value) in reading.reasons
+
+
+def _read_right_and_sure(setup: tuple[CalibrationSet, Profile], index: int) -> None:
+    """Test picture `index` is read right and given as sure."""
+    shots, profile = setup
+    picture = shots.tests[index]
+    reading = read_tray(picture.image, profile)
+    assert reading.counts == picture.counts
+    assert reading.confident
+
+
 def test_a_sliver_under_another_cube_makes_the_reading_unsure(
     yellow_under_red: tuple[CalibrationSet, Profile],
 ) -> None:
     # The view shows the strip as a pixel or two of blends, and the count misses the yellow
     # cube: the reading used to be given as sure, and wrong.
-    shots, profile = yellow_under_red
-    picture = shots.tests[7]
-    assert picture.counts[Colour.YELLOW] == 1
-    reading = read_tray(picture.image, profile)
-    assert reading.counts[Colour.YELLOW] == 0
-    assert not reading.confident
-    assert doubt.HIDDEN_BESIDE.format(colour="yellow") in reading.reasons
+    _missed_in_doubt(yellow_under_red, 7, Colour.YELLOW, 1)
 
 
 def test_cubes_lying_apart_show_no_sliver(
@@ -54,11 +71,7 @@ def test_cubes_lying_apart_show_no_sliver(
 ) -> None:
     # Their side faces (their own colour in shade), their shadows and the blends along their
     # edges are no other cube.
-    shots, profile = yellow_under_red
-    picture = shots.tests[5]
-    reading = read_tray(picture.image, profile)
-    assert reading.counts == picture.counts
-    assert reading.confident
+    _read_right_and_sure(yellow_under_red, 5)
 
 
 def test_the_sliver_is_told_by_its_colour_beside_the_cube_above(
@@ -82,23 +95,13 @@ def test_a_strip_two_pixels_wide_under_another_cube_makes_the_reading_unsure(
 ) -> None:
     # Peeling a pixel off all round left nothing of this strip, and the reading was given as
     # sure with one red cube too few; its pixels lie well off every mix of black and cream.
-    shots, profile = red_under_black
-    picture = shots.tests[5]
-    assert picture.counts[Colour.RED] == 2
-    reading = read_tray(picture.image, profile)
-    assert reading.counts[Colour.RED] == 1
-    assert not reading.confident
-    assert doubt.HIDDEN_BESIDE.format(colour="red") in reading.reasons
+    _missed_in_doubt(red_under_black, 5, Colour.RED, 2)
 
 
 def test_cubes_side_by_side_without_one_under_another_stay_sure(
     red_under_black: tuple[CalibrationSet, Profile],
 ) -> None:
-    shots, profile = red_under_black
-    picture = shots.tests[2]
-    reading = read_tray(picture.image, profile)
-    assert reading.counts == picture.counts
-    assert reading.confident
+    _read_right_and_sure(red_under_black, 2)
 
 
 def test_a_blend_of_two_colours_lies_on_the_line_between_them() -> None:
