@@ -136,7 +136,7 @@ def read_tray(
     if confidence < CONFIDENT_AT and not reasons:
         reasons.append(doubt.UNCERTAIN)
     if not reasons:
-        # Only a reading about to be given as sure gets the closer look (a few ms a cube).
+        # Only a reading about to be given as sure gets the closer look (about 1 ms a cube).
         found = [(c.colour, c.x, c.y) for c in detection.cubes]
         for index in hidden_slivers(image, tray_view, comparison, prepared, found):
             reasons.append(doubt.HIDDEN_BESIDE.format(colour=COLOURS[index].value))
