@@ -5,8 +5,8 @@ Prints, on one core (OpenCV threads set to 1):
 - that time divided by the median time of a plain pass over the same bytes (decode, Lab
   conversion, one Gaussian blur), which says how much work counting adds on any machine;
 - peak resident memory (RSS) of this process while counting;
-- the median over the readings given as sure alone: only those get the closer look round
-  each cube (`sliver.hidden_slivers`, about 1 ms a cube).
+- the median over the readings given as sure alone: those get the closer look round every
+  cube (`sliver.hidden_slivers`, about 1 ms a cube); the others round about half of them.
 
 Goals (issue 3): under 20 ms, under 10 times the plain pass, under 150 MB.
 The pictures come from the shared tray renderer: the first set-ups from --seed on whose camera

@@ -81,6 +81,7 @@ CAMERA_REASONS: tuple[tuple[str, str], ...] = (
     (doubt.PARTLY_HIDDEN, N_("a {colour} cube may be partly hidden or not a cube")),
     (doubt.SEEN_BY_SHADOW, N_("a {colour} cube is seen only by its shadow")),
     (doubt.SEEN_BY_OUTLINE, N_("a {colour} cube is seen only by its outline")),
+    (doubt.SEEN_AS_STRIP, N_("a {colour} cube is seen only as a strip beside another")),
     (doubt.FOUND_TWICE, N_("two {colour} cubes may be one")),
     (doubt.TOO_MANY, N_("more than {limit} {colour} cubes counted")),
     (doubt.OFF_COLOUR, N_("a {colour} cube looks unlike its calibration picture (other light or exposure?)")),

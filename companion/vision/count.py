@@ -4,8 +4,10 @@ The picture is warped to the top-down tray view (lined up again when the camera 
 moved since calibration: `realign`), its light matched to the empty tray's
 (`segment.compare`), the cubes found one by one (`detect.find_cubes`) and mapped back to
 picture pixels. Anything that makes the count doubtful is said in `reasons`, and then the
-reading is not confident. A reading about to be given as sure first gets a closer look round
-each cube for the sliver of one lying under it (`sliver.hidden_slivers`).
+reading is not confident. A closer look round the cubes with something beside them counts a
+cube lying under one that shows as a strip (`sliver.counted_slivers`), in doubt; and a
+reading about to be given as sure first gets that look round every cube, for a sliver of
+any width (`sliver.hidden_slivers`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.core.cubes import COLOURS, Colour, Counts
+from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision import reasons as doubt
 from companion.vision.annotate import annotate as draw
 from companion.vision.arrays import regions
@@ -26,7 +28,14 @@ from companion.vision.profile import Profile
 from companion.vision.reading import CONFIDENT_AT, CubeSighting, TrayReading, unsure
 from companion.vision.realign import lined_up_view
 from companion.vision.segment import Comparison, compare
-from companion.vision.sliver import hidden_slivers
+from companion.vision.sliver import (
+    COUNT_OFF_MIX,
+    Sliver,
+    changed_beside,
+    counted_slivers,
+    hidden_slivers,
+    slivers_round,
+)
 from companion.vision.tray import VIEW_MARGIN
 
 # Mean brightness (0..255) below which a picture is too dark to read.
@@ -52,6 +61,8 @@ EDGE_CUBES = 0.5
 # wherever they lie: a reading that found some may have missed one more. On rendered trays
 # (13 seeds) this made 3 of the 11 confident wrong readings unsure, and 9 of 987 right ones.
 HIDING_SHARE = 0.5
+# A cube seen only as a strip beside another is counted at this confidence (in doubt).
+STRIP_CONFIDENCE = 0.3
 
 
 def check_size(image: BGRImage, profile: Profile) -> None:
@@ -120,11 +131,29 @@ def read_tray(
         reasons.append(doubt.AT_EDGE)
     detection = find_cubes(comparison, profile, debug)
     reasons.extend(detection.doubts)
-    centres = np.array([[c.x, c.y] for c in detection.cubes], np.float64).reshape(-1, 2)
+    found = [(c.colour, c.x, c.y) for c in detection.cubes]
+    # A closer look round the cubes with something beside them that is no blend of theirs
+    # with the floor, for cubes lying under them that show only as a strip (about 1 ms a
+    # cube looked round).
+    beside = changed_beside(
+        detection.foreground,
+        comparison.lab,
+        prepared.reference.lab,
+        prepared.means,
+        found,
+        profile.cube_side,
+    )
+    slivers = slivers_round(image, tray_view, comparison, prepared, found, beside, COUNT_OFF_MIX)
+    under = _strips_to_count(slivers, found, profile.cube_side)
+    for strip in under:
+        reasons.append(doubt.SEEN_AS_STRIP.format(colour=COLOURS[strip.colour].value))
+    seen = [(c.colour, c.x, c.y, c.confidence) for c in detection.cubes]
+    seen += [(s.colour, s.x, s.y, STRIP_CONFIDENCE) for s in under]
+    centres = np.array([[x, y] for _, x, y, _ in seen], np.float64).reshape(-1, 2)
     points = tray_view.to_picture(centres)
     cubes = [
-        CubeSighting(COLOURS[c.colour], float(p[0]), float(p[1]), c.confidence)
-        for c, p in zip(detection.cubes, points, strict=True)
+        CubeSighting(COLOURS[colour], float(p[0]), float(p[1]), sure)
+        for (colour, _, _, sure), p in zip(seen, points, strict=True)
     ]
     counts = Counts.of({colour: sum(1 for c in cubes if c.colour == colour) for colour in COLOURS})
     # (Only when some were found: cubes of a colour come into the tray together. Doubting
@@ -136,8 +165,8 @@ def read_tray(
     if confidence < CONFIDENT_AT and not reasons:
         reasons.append(doubt.UNCERTAIN)
     if not reasons:
-        # Only a reading about to be given as sure gets the closer look (about 1 ms a cube).
-        found = [(c.colour, c.x, c.y) for c in detection.cubes]
+        # A reading about to be given as sure gets the closer look round every cube, and
+        # even a narrow sliver makes it unsure.
         for index in hidden_slivers(image, tray_view, comparison, prepared, found):
             reasons.append(doubt.HIDDEN_BESIDE.format(colour=COLOURS[index].value))
     reasons = list(dict.fromkeys(reasons))
@@ -146,6 +175,20 @@ def read_tray(
     confident = confidence >= CONFIDENT_AT and not reasons
     picture = _annotated(image, cubes, profile, confident, reasons) if annotate else None
     return TrayReading(counts, cubes, confidence, confident, reasons, picture)
+
+
+def _strips_to_count(
+    slivers: list[Sliver], found: list[tuple[int, float, float]], cube_side: float
+) -> list[Sliver]:
+    """The slivers to count as cubes (`sliver.counted_slivers`), as long as their colour
+    stays within the cubes one colour has."""
+    counts = [sum(1 for colour, _, _ in found if colour == index) for index in range(len(COLOURS))]
+    chosen = []
+    for strip in counted_slivers(slivers, cube_side):
+        if counts[strip.colour] < CUBES_PER_COLOUR:
+            counts[strip.colour] += 1
+            chosen.append(strip)
+    return chosen
 
 
 def _tray_lost(comparison: Comparison) -> bool:

@@ -234,6 +234,8 @@ class Detection:
 
     cubes: list[Found]
     doubts: list[str]
+    foreground: Mask
+    """The view's changed pixels that are not plain shadow: cube, hand or other object."""
 
 
 def _cube_footprint(side: float) -> float:
@@ -655,7 +657,7 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
             doubts.append(doubt.MAYBE_CUBE)
         cubes += outlined
     doubts = list(dict.fromkeys(doubts))
-    return Detection(cubes, doubts)
+    return Detection(cubes, doubts, seen.foreground)
 
 
 def _faint_places_left(

@@ -23,6 +23,7 @@ BETWEEN = "colour between {colour} and {other}"
 PARTLY_HIDDEN = "a {colour} cube may be partly hidden or not a cube"
 SEEN_BY_SHADOW = "a {colour} cube is seen only by its shadow"
 SEEN_BY_OUTLINE = "a {colour} cube is seen only by its outline"
+SEEN_AS_STRIP = "a {colour} cube is seen only as a strip beside another"
 FOUND_TWICE = "two {colour} cubes may be one"
 TOO_MANY = "more than {limit} {colour} cubes counted"
 OFF_COLOUR = "a {colour} cube looks unlike its calibration picture (other light or exposure?)"
@@ -49,6 +50,7 @@ ALL = (
     PARTLY_HIDDEN,
     SEEN_BY_SHADOW,
     SEEN_BY_OUTLINE,
+    SEEN_AS_STRIP,
     FOUND_TWICE,
     TOO_MANY,
     OFF_COLOUR,

@@ -1,5 +1,6 @@
-"""Before a reading is given as sure, a closer look round each found cube finds the sliver
-of a cube lying under another, and makes the reading unsure."""
+"""A closer look round found cubes finds the sliver of a cube lying under another: a strip
+wide enough is counted as a cube (in doubt), and before a reading is given as sure even a
+narrow one makes it unsure."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from companion.vision import reasons as doubt
 from companion.vision.colours import mix_gaps
 from companion.vision.detect import find_cubes
 from companion.vision.segment import compare
-from companion.vision.sliver import hidden_slivers
+from companion.vision.sliver import Sliver, changed_beside, counted_slivers, hidden_slivers
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +33,14 @@ def red_under_black() -> tuple[CalibrationSet, Profile]:
     red one, whose top shows only as a strip a tenth of a side wide along the black cube's
     edge; picture 2 holds five cubes, each at least four fifths in sight."""
     shots = calibration_set(138379171, "clustered", tests=6, jpeg=False)
+    return shots, calibrate_set(shots)
+
+
+@pytest.fixture(scope="module")
+def green_under_brown() -> tuple[CalibrationSet, Profile]:
+    """Rendered set-up (noisy, a green tray): in test picture 2 a brown cube lies on a green
+    one, whose top shows as a strip a third of a side wide beside it."""
+    shots = calibration_set(1283738835, "noisy", tests=3, jpeg=False)
     return shots, calibrate_set(shots)
 
 
@@ -114,3 +123,60 @@ def test_a_blend_of_two_colours_lies_on_the_line_between_them() -> None:
     assert gaps[3] > 40.0
     # Beyond either end the gap is the distance to that end.
     assert mix_gaps(np.array([100.0, 2.0, 20.0]), black, cream) == pytest.approx(10.0)
+
+
+def test_a_strip_wide_enough_is_counted_as_a_cube_in_doubt(
+    green_under_brown: tuple[CalibrationSet, Profile],
+) -> None:
+    shots, profile = green_under_brown
+    picture = shots.tests[2]
+    assert picture.counts[Colour.GREEN] == 1
+    reading = read_tray(picture.image, profile)
+    # The view's evidence finds no green cube there: only the closer look counts it.
+    assert reading.counts == picture.counts
+    assert not reading.confident
+    assert doubt.SEEN_AS_STRIP.format(colour="green") in reading.reasons
+    green = [c for c in reading.cubes if c.colour is Colour.GREEN]
+    assert len(green) == 1 and green[0].confidence < 0.5
+
+
+def _strip(colour: Colour, x: float, off_mix: float, core: float) -> Sliver:
+    return Sliver(COLOURS.index(colour), x, 50.0, off_mix, core)
+
+
+def test_only_wide_strips_count_and_each_cube_once() -> None:
+    side = 10.0
+    strips = [
+        _strip(Colour.RED, 40.0, 0.08, 0.04),
+        _strip(Colour.RED, 45.0, 0.10, 0.05),  # the same cube's strip, a half side on
+        _strip(Colour.RED, 60.0, 0.07, 0.04),  # another red cube's
+        _strip(Colour.BLUE, 40.0, 0.05, 0.04),  # too little off the mix
+        _strip(Colour.GREEN, 40.0, 0.20, 0.01),  # only a pixel or two wide
+    ]
+    counted = counted_slivers(strips, side)
+    assert [(COLOURS[s.colour], s.x) for s in counted] == [(Colour.RED, 45.0), (Colour.RED, 60.0)]
+
+
+def test_cubes_are_looked_round_only_where_something_off_their_blends_changed_beside() -> None:
+    side = 10.0
+    grey = np.array([60.0, 0.0, 0.0], np.float32)
+    red = np.array([45.0, 55.0, 35.0], np.float32)
+    blue = np.array([35.0, 10.0, -40.0], np.float32)
+    empty = np.tile(grey, (60, 120, 1))
+    lab = empty.copy()
+    foreground = np.zeros((60, 120), np.bool_)
+    cubes = [(2, 20.0, 30.0), (2, 50.0, 30.0), (2, 58.0, 30.0), (2, 95.0, 30.0)]
+    for _, x, y in cubes:
+        lab[int(y) - 4 : int(y) + 5, int(x) - 4 : int(x) + 5] = red
+        foreground[int(y) - 4 : int(y) + 5, int(x) - 4 : int(x) + 5] = True
+    means = np.array([blue, grey, red], np.float32)
+    # Beside the first cube a patch of blue; beside the second one, on the third (which
+    # touches it), another; beside the fourth a blend of red and the grey tray.
+    for rows, columns, colour in (
+        (slice(28, 32), slice(28, 30), blue),
+        (slice(26, 29), slice(57, 60), blue),
+        (slice(28, 32), slice(103, 105), 0.5 * (red + grey)),
+    ):
+        lab[rows, columns] = colour
+        foreground[rows, columns] = True
+    assert changed_beside(foreground, lab, empty, means, cubes, side) == [0]
