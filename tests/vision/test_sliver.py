@@ -152,6 +152,7 @@ def test_only_wide_strips_count_and_each_cube_once() -> None:
         _strip(Colour.RED, 60.0, 0.07, 0.04),  # another red cube's
         _strip(Colour.BLUE, 40.0, 0.05, 0.04),  # too little off the mix
         _strip(Colour.GREEN, 40.0, 0.20, 0.01),  # only a pixel or two wide
+        _strip(Colour.BLACK, 40.0, 0.20, 0.10),  # as likely a deep shadow
     ]
     counted = counted_slivers(strips, side)
     assert [(COLOURS[s.colour], s.x) for s in counted] == [(Colour.RED, 45.0), (Colour.RED, 60.0)]
