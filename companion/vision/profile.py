@@ -258,11 +258,14 @@ class Prepared:
         self.steady_floor: NDArray[np.bool_] = _shared(steady)
         """The floor less the pixels that change between shots with nothing there."""
         # (One array: the closer look warps them all at once, about half the time of four.)
-        self.floor_planes = np.dstack(
-            [reference.lab_low, reference.lab_high, steady.astype(np.float32), self.print_edges]
-        )
+        planes = [reference.lab_low, reference.lab_high, steady.astype(np.float32)]
+        planes.append(self.print_edges)
+        if reference.linear is not None:
+            planes.append(reference.linear)
+        self.floor_planes = np.dstack(planes)
         """Per view pixel: the empty tray's Lab range (`Reference.lab_low`, then `lab_high`),
-        1 on the steady floor and 0 elsewhere, and the print's edges: eight channels."""
+        1 on the steady floor and 0 elsewhere, the print's edges, and the empty tray in linear
+        light (`Reference.linear`, B, G, R): eleven channels."""
         self.hiding = floor_shares(reference.lab[self.steady_floor], means)
         """Per colour: the share of that floor that looks like its cubes (camouflage)."""
         self._grown: dict[int, NDArray[np.bool_]] = {}
