@@ -257,7 +257,8 @@ class Prepared:
             steady &= ~flicker
         self.steady_floor: NDArray[np.bool_] = _shared(steady)
         """The floor less the pixels that change between shots with nothing there."""
-        # (One array: the closer look warps them all at once, about half the time of four.)
+        # (One array: the closer look warps them all at once, in about half the time of one
+        # warp each.)
         planes = [reference.lab_low, reference.lab_high, steady.astype(np.float32)]
         planes.append(self.print_edges)
         if reference.linear is not None:
