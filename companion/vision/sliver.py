@@ -260,7 +260,6 @@ def slivers_round(
     for index in around:
         colour, x, y = cubes[index]
         lab, bgr, to_look = _closer_look(image, view, comparison, prepared, (x, y))
-        to_view = np.linalg.inv(np.vstack([to_look, [0.0, 0.0, 1.0]]))[:2]
         shape = lab.shape[:2]
         planes = _view_at(prepared.floor_planes, to_look, shape)
         low, high = planes[:, :, 0:3], planes[:, :, 3:6]
@@ -299,6 +298,8 @@ def slivers_round(
         d2 = distances2(pixels, prepared.means, prepared.inverses, prepared.clipped)
         best = np.full(shape, -1, np.int64)
         best[looked] = np.where(d2.min(axis=1) <= FIT_D2, d2.argmin(axis=1), -1)
+        # (Only for cubes that got this far: most stop above.)
+        to_view = np.linalg.inv(np.vstack([to_look, [0.0, 0.0, 1.0]]))[:2]
         for other_colour in np.unique(best[best >= 0]):
             if other_colour == colour:
                 continue
@@ -310,8 +311,8 @@ def slivers_round(
             )
             patches = _patches(best == other_colour, off_mix, against, own_faces, needed, to_view)
             found += [
-                Sliver(int(other_colour), x, y, off / top_area, core / top_area)
-                for x, y, off, core in patches
+                Sliver(int(other_colour), at_x, at_y, off_pixels / top_area, core / top_area)
+                for at_x, at_y, off_pixels, core in patches
             ]
     return found
 
