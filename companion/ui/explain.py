@@ -92,6 +92,7 @@ CAMERA_REASONS: tuple[tuple[str, str], ...] = (
     (doubt.ON_ANOTHER, N_("a cube may lie on another (its shadow is longer than one cube's)")),
     (doubt.HEAP, N_("a cube may be hidden in a heap")),
     (doubt.CLUSTER, N_("cubes may be hidden or merged in a cluster")),
+    (doubt.TOUCHING, N_("cubes lie against each other: one may lie hidden under them")),
     (doubt.HIDING_PRINT, N_("the tray's print looks like {colour} cubes: one may lie unseen")),
 )  # fmt: skip
 

@@ -35,6 +35,7 @@ TWO_AS_ONE = "two {colour} cubes may lie together as one"
 ON_ANOTHER = "a cube may lie on another (its shadow is longer than one cube's)"
 HEAP = "a cube may be hidden in a heap"
 CLUSTER = "cubes may be hidden or merged in a cluster"
+TOUCHING = "cubes lie against each other: one may lie hidden under them"
 # The set-up.
 HIDING_PRINT = "the tray's print looks like {colour} cubes: one may lie unseen"
 
@@ -61,6 +62,7 @@ ALL = (
     ON_ANOTHER,
     HEAP,
     CLUSTER,
+    TOUCHING,
     HIDING_PRINT,
 )
 """Every reason, as its template."""

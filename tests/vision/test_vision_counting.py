@@ -12,7 +12,13 @@ from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.tray_render import CalibrationSet, TrayScene, calibration_set, render
 from companion.vision import CalibrationError, Profile, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.count import EDGE_CUBES, MIN_MATCHING, change_at_view_edge
+from companion.vision.count import (
+    EDGE_CUBES,
+    MIN_MATCHING,
+    TOUCHING,
+    change_at_view_edge,
+    cubes_touch,
+)
 from companion.vision.segment import compare
 
 # A true cube showing less than this share of its outline is out of any camera's sight.
@@ -54,6 +60,19 @@ def test_counts_are_exact_or_marked_unsure() -> None:
     # Calibration refuses a set now and then (see the report); most sets must calibrate.
     assert len(refused) <= 2, refused
     assert exact >= 0.25 * total, f"only {exact} of {total} pictures counted exactly"
+
+
+def test_cubes_touch_only_when_two_centres_lie_within_the_touching_distance() -> None:
+    side = 10.0
+    apart = TOUCHING * side
+    assert not cubes_touch([], side)
+    assert not cubes_touch([(0, 50.0, 50.0)], side)
+    # Colour plays no part: a cube of any colour may rest on one more.
+    assert cubes_touch([(0, 50.0, 50.0), (3, 50.0 + 0.9 * apart, 50.0)], side)
+    assert not cubes_touch([(0, 50.0, 50.0), (0, 50.0 + 1.1 * apart, 50.0)], side)
+    far = [(1, 20.0, 20.0), (2, 80.0, 80.0), (4, 20.0, 80.0)]
+    assert not cubes_touch(far, side)
+    assert cubes_touch([*far, (5, 80.0, 80.0 - 0.5 * apart)], side)
 
 
 def test_empty_tray_never_invents_cubes() -> None:
