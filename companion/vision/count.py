@@ -7,8 +7,9 @@ picture pixels. Anything that makes the count doubtful is said in `reasons`, and
 reading is not confident. A closer look round the cubes with something beside them counts a
 cube lying under one that shows as a strip (`sliver.counted_slivers`), in doubt. A reading
 about to be given as sure is not, when two of its cubes touch (one more may lie hidden
-under them: `cubes_touch`); otherwise it first gets that look round every cube, for a
-sliver of any width (`sliver.hidden_slivers`).
+under them: `cubes_touch`) or the floor nearer its cubes than counting looks shows a faint
+outline (`detect.faint_outline_near`); otherwise it first gets that look round every cube,
+for a sliver of any width (`sliver.hidden_slivers`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from companion.vision import reasons as doubt
 from companion.vision.annotate import annotate as draw
 from companion.vision.arrays import regions
 from companion.vision.debug import DebugSink, no_debug
-from companion.vision.detect import find_cubes
+from companion.vision.detect import faint_outline_near, find_cubes
 from companion.vision.errors import ImageError
 from companion.vision.images import BGRImage
 from companion.vision.profile import Profile
@@ -175,6 +176,8 @@ def read_tray(
         reasons.append(doubt.UNCERTAIN)
     if not reasons and cubes_touch(found, profile.cube_side):
         reasons.append(doubt.TOUCHING)
+    if not reasons and faint_outline_near(comparison, profile, detection.cubes):
+        reasons.append(doubt.MAYBE_CUBE)
     if not reasons:
         # A reading about to be given as sure gets the closer look round every cube, and
         # even a narrow sliver makes it unsure.

@@ -9,7 +9,7 @@ from conftest import calibrate_set
 
 from companion.core.cubes import COLOURS, Colour
 from companion.devices.tray_render import RenderedTray, calibration_set
-from companion.vision import Profile, read_tray
+from companion.vision import Profile, detect, read_tray
 from companion.vision import reasons as doubt
 from companion.vision.detect import WORKING_SIDE, faint_cubes, find_cubes
 from companion.vision.faint import faint_places
@@ -132,3 +132,22 @@ def test_a_white_cube_on_a_peach_floor_is_counted_though_its_box_fits_white_loos
     picture = shots.tests[2]
     assert picture.counts[Colour.WHITE] == 2
     _counted_in_doubt(picture, calibrate_set(shots), doubt.SEEN_BY_OUTLINE.format(colour="white"))
+
+
+def test_an_outline_nearer_a_found_cube_than_counting_looks_keeps_a_reading_unsure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Rendered set-up (tilted camera, a grey floor): in test picture 7 a black cube whose lit
+    # top matches the floor lies against a brown cube, and shows only its outline, within a
+    # side of the brown cube's square.
+    shots = calibration_set(1478295233, "tilted", tests=8)
+    profile = calibrate_set(shots)
+    picture = shots.tests[7]
+    assert picture.counts[Colour.BLACK] == 1
+    reading = read_tray(picture.image, profile)
+    assert reading.counts[Colour.BLACK] == 0
+    assert not reading.confident
+    assert reading.reasons == [doubt.MAYBE_CUBE]
+    # Searched only as far out as counting searches, it was given as sure, and wrong.
+    monkeypatch.setattr(detect, "SURE_FAINT_BEYOND", 1.0)
+    assert read_tray(picture.image, profile).confident
