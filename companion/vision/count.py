@@ -197,7 +197,7 @@ def cubes_touch(found: list[tuple[int, float, float]], cube_side: float) -> bool
     if len(found) < 2:
         return False
     centres = np.array([[x, y] for _, x, y in found], np.float64)
-    apart = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    apart = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
     np.fill_diagonal(apart, np.inf)
     return bool(apart.min() < TOUCHING * cube_side)
 

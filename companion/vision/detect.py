@@ -152,13 +152,14 @@ FAINT_MARGIN = 0.5 * SURE_MARGIN
 # Pictures read right at 9 / 16 / 25 / 36: 3241 / 3244 / 3247 / 3247 (the last 8 up, 2 down);
 # at 25 on 4 other seeds 1 down of 1320 (a red cube made up on noisy red print, in doubt).
 FAINT_FIT_D2 = 25.0
-# Counting looks for faint outlines only a side beyond each found cube's square: nearer, its
-# shadow's edge and side faces leave the like. Before a reading is given as sure, the floor
-# from this many sides beyond is searched too, and an outline there makes it unsure. (A black
-# cube whose lit top matched a grey floor, against a brown one, showed only its outline, and
-# the reading was given as sure. On rendered trays, 17 seeds: that one caught, and 8 of the
-# 1033 right sure readings made unsure; at 0.7 sides 4, at 0.5 sides 17, at 0.8 it is missed.)
-SURE_FAINT_BEYOND = 0.6
+# Counting looks for faint outlines only from half a side beyond each found cube's square:
+# nearer, its shadow's edge and side faces leave the like. Before a reading is given as sure,
+# the floor from this many sides beyond is searched too, and an outline there makes it
+# unsure. (A black cube whose lit top matched a grey floor, against a brown one, showed only
+# its outline, and the reading was given as sure. On rendered trays, 17 seeds: that one
+# caught, and 8 of the 1033 right sure readings made unsure; from 0.35 sides 4, from 0.25
+# sides 17; from 0.4 it is missed.)
+SURE_FAINT_MARGIN = 0.3
 # The empty tray's print has an edge where its lightness changes by this much per pixel;
 # fewer such pixels than this and the print is too plain to tell anything. An edge keeps
 # less than this share of its contrast (beyond the picture's overall) where something
@@ -668,10 +669,10 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
 
 
 def faint_outline_near(comparison: Comparison, profile: Profile, cubes: list[Found]) -> bool:
-    """Whether the floor round the `cubes` found, from SURE_FAINT_BEYOND sides beyond their
+    """Whether the floor round the `cubes` found, from SURE_FAINT_MARGIN sides beyond their
     squares, shows the faint outline of one more (see `faint_places`)."""
     places = _faint_places_left(
-        comparison, profile.prepared(), cubes, profile.cube_side, SURE_FAINT_BEYOND
+        comparison, profile.prepared(), cubes, profile.cube_side, SURE_FAINT_MARGIN
     )
     return bool(places)
 
@@ -681,15 +682,15 @@ def _faint_places_left(
     prepared: Prepared,
     cubes: list[Found],
     cube_side: float,
-    beyond: float = 1.0,
+    margin: float = 0.5,
 ) -> list[tuple[float, float]]:
-    """Where the floor away from the cubes found (`beyond` sides past their squares, a
-    cube's side in view pixels) shows the faint outline of one more (a cube on print of its
-    own colour, see `faint_places`)."""
+    """Where the floor away from the cubes found (from `margin` cube sides past their
+    squares; `cube_side` in view pixels) shows the faint outline of one more (a cube on
+    print of its own colour, see `faint_places`)."""
     reference = prepared.reference
     # Around each cube found: its square, and by default half a side more for its shadow
     # and edges.
-    grow = _odd(cube_side * beyond)
+    grow = _odd(2.0 * margin * cube_side)
     near = cv2.dilate(
         _explained(cubes, reference.inside.shape, cube_side * WORKING_SIDE),
         np.ones((grow, grow), np.uint8),

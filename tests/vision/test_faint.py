@@ -138,8 +138,8 @@ def test_an_outline_nearer_a_found_cube_than_counting_looks_keeps_a_reading_unsu
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Rendered set-up (tilted camera, a grey floor): in test picture 7 a black cube whose lit
-    # top matches the floor lies against a brown cube, and shows only its outline, within a
-    # side of the brown cube's square.
+    # top matches the floor lies against a brown cube, and shows only its outline, within
+    # half a side of the brown cube's square.
     shots = calibration_set(1478295233, "tilted", tests=8)
     profile = calibrate_set(shots)
     picture = shots.tests[7]
@@ -149,5 +149,5 @@ def test_an_outline_nearer_a_found_cube_than_counting_looks_keeps_a_reading_unsu
     assert not reading.confident
     assert reading.reasons == [doubt.MAYBE_CUBE]
     # Searched only as far out as counting searches, it was given as sure, and wrong.
-    monkeypatch.setattr(detect, "SURE_FAINT_BEYOND", 1.0)
+    monkeypatch.setattr(detect, "SURE_FAINT_MARGIN", 0.5)
     assert read_tray(picture.image, profile).confident
