@@ -25,6 +25,7 @@ from companion.vision import (
     read_tray,
 )
 from companion.vision.camouflage import camouflaged
+from companion.vision.lit import white_in_shade
 from companion.vision.settle import SettledReading, Settler, StatusChange
 
 PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg")
@@ -32,6 +33,10 @@ CALIBRATION_NAMES = ("empty", *(c.value for c in COLOURS))
 
 CLIPPED_NOTE = "  clipped (too bright: less light or exposure tells it apart better)"
 HIDING_NOTE = "  hard to see: {share:.0%} of the floor looks like it"
+SHADE_ADVICE = (
+    "the white cubes look darker than most of the floor (L {white:.0f} against {floor:.0f}): "
+    "they may have lain in shade; take the white picture again with them in the open light"
+)
 HIDING_ADVICE = (
     "the floor's print looks like {colours} cubes; a lamp from one side (their edges and "
     "shadows then show) or a tray insert of another colour helps; calibrate again after"
@@ -140,6 +145,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if hidden:
         names = " and ".join(colour.value for colour in hidden)
         print("warning: " + HIDING_ADVICE.format(colours=names))
+    shaded = white_in_shade(profile)
+    if shaded is not None:
+        print("warning: " + SHADE_ADVICE.format(white=shaded[0], floor=shaded[1]))
     return 0
 
 

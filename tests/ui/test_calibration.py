@@ -27,6 +27,7 @@ def test_wizard_calibrates_from_the_simulated_camera(app: Any) -> None:
         Profile.load(saved)
         assert "Every picture shows only its colour" in screen.ids.result.text
         assert "Hard to see" not in screen.ids.result.text
+        assert "in shade" not in screen.ids.result.text
     finally:
         del app.grab_picture
 
@@ -54,3 +55,21 @@ def test_wizard_without_camera_says_so(app: Any) -> None:
     screen = app.screen("calibration")
     assert screen.ids.take.disabled
     assert "No camera" in screen.ids.step.text
+
+
+def test_wizard_says_when_the_white_cubes_lay_in_shade(app: Any) -> None:
+    # A tilted set-up whose white cubes lie in the tray wall's shadow (tests/vision/test_lit.py).
+    shaded = calibration_set(196850089, "tilted", tests=0)
+    shots = iter([shaded.empty.image, *(dict(shaded.colours)[c].image for c in COLOURS)])
+    app.grab_picture = lambda: next(shots)
+    try:
+        app.show("calibration")
+        screen = app.screen("calibration")
+        harness.tap(screen.ids.restart)
+        for _ in range(8):
+            harness.tap(screen.ids.take)
+        result = screen.ids.result.text
+        assert "Calibrated" in result, result
+        assert "The white cubes looked as if in shade." in result, result
+    finally:
+        del app.grab_picture

@@ -90,6 +90,7 @@ class CalibrationScreen(BaseScreen):
                 trf("Calibrated; saved as {path}.", path=str(path)),
                 # What the person should act on comes before the check's details.
                 *hard_to_see(profile),
+                *white_in_shade_line(profile),
                 check(profile, per_colour),
             ]
         )
@@ -116,6 +117,18 @@ def hard_to_see(profile: Any) -> list[str]:
             "Hard to see on this tray: {colours}. Light from one side helps; then calibrate again.",
             colours=names,
         )
+    ]
+
+
+def white_in_shade_line(profile: Any) -> list[str]:
+    """A line for the person when the white cubes were learned in shade (then white cubes
+    in the open light may be missed, see the vision's `lit`); none otherwise."""
+    from companion.vision.lit import white_in_shade
+
+    if white_in_shade(profile) is None:
+        return []
+    return [
+        tr("The white cubes looked as if in shade. Take their picture again in the open light.")
     ]
 
 
