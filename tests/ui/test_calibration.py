@@ -32,22 +32,28 @@ def test_wizard_calibrates_from_the_simulated_camera(app: Any) -> None:
         del app.grab_picture
 
 
-def test_wizard_names_a_colour_the_trays_print_hides(app: Any) -> None:
-    # A daylight set-up whose cream print looks like the white cubes (tests/vision/test_camouflage.py).
-    pale = calibration_set(1078273965, "daylight", tests=0)
-    shots = iter([pale.empty.image, *(dict(pale.colours)[c].image for c in COLOURS)])
-    app.grab_picture = lambda: next(shots)
+def _wizard_result(app: Any, seed: int, condition: str) -> str:
+    """The wizard's result after its eight pictures are a rendered set-up's (seed, condition)."""
+    shots = calibration_set(seed, condition, tests=0)
+    pictures = iter([shots.empty.image, *(dict(shots.colours)[c].image for c in COLOURS)])
+    app.grab_picture = lambda: next(pictures)
     try:
         app.show("calibration")
         screen = app.screen("calibration")
         harness.tap(screen.ids.restart)
         for _ in range(8):
             harness.tap(screen.ids.take)
-        result = screen.ids.result.text
-        assert "Calibrated" in result, result
-        assert "Hard to see on this tray: white." in result, result
+        result: str = screen.ids.result.text
     finally:
         del app.grab_picture
+    assert "Calibrated" in result, result
+    return result
+
+
+def test_wizard_names_a_colour_the_trays_print_hides(app: Any) -> None:
+    # A daylight set-up whose cream print looks like the white cubes (tests/vision/test_camouflage.py).
+    result = _wizard_result(app, 1078273965, "daylight")
+    assert "Hard to see on this tray: white." in result, result
 
 
 def test_wizard_without_camera_says_so(app: Any) -> None:
@@ -59,17 +65,5 @@ def test_wizard_without_camera_says_so(app: Any) -> None:
 
 def test_wizard_says_when_the_white_cubes_lay_in_shade(app: Any) -> None:
     # A tilted set-up whose white cubes lie in the tray wall's shadow (tests/vision/test_lit.py).
-    shaded = calibration_set(196850089, "tilted", tests=0)
-    shots = iter([shaded.empty.image, *(dict(shaded.colours)[c].image for c in COLOURS)])
-    app.grab_picture = lambda: next(shots)
-    try:
-        app.show("calibration")
-        screen = app.screen("calibration")
-        harness.tap(screen.ids.restart)
-        for _ in range(8):
-            harness.tap(screen.ids.take)
-        result = screen.ids.result.text
-        assert "Calibrated" in result, result
-        assert "The white cubes looked as if in shade." in result, result
-    finally:
-        del app.grab_picture
+    result = _wizard_result(app, 196850089, "tilted")
+    assert "The white cubes looked as if in shade." in result, result
