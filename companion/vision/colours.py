@@ -6,6 +6,17 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from companion.core.cubes import Colour
+
+# The pairs of cube colours that look most alike under some light.
+HARD_PAIRS = frozenset(
+    frozenset(pair)
+    for pair in (
+        (Colour.BLACK, Colour.BROWN),
+        (Colour.WHITE, Colour.YELLOW),
+        (Colour.RED, Colour.BROWN),
+    )
+)
 # Squared distances are divided by this where a colour is only roughly known (nearly three
 # times the sigma: a clipped red channel turns a bright yellow green-yellow, a clipped white
 # hides its tint).
@@ -121,4 +132,12 @@ def seen_at_limit(
     return result
 
 
-__all__ = ["LOOSE_SLACK", "distances2", "mix_gaps", "seen_at_limit", "shade_gap", "shade_gaps"]
+__all__ = [
+    "HARD_PAIRS",
+    "LOOSE_SLACK",
+    "distances2",
+    "mix_gaps",
+    "seen_at_limit",
+    "shade_gap",
+    "shade_gaps",
+]

@@ -21,10 +21,10 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
+from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Counts
 from companion.vision import reasons as doubt
 from companion.vision.arrays import box_around, channel_medians, pixels_at, regions, square_around
-from companion.vision.colours import distances2, shade_gap
+from companion.vision.colours import HARD_PAIRS, distances2, shade_gap
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.faint import faint_places
 from companion.vision.images import FloatImage, Mask
@@ -78,15 +78,8 @@ CLAIM = 0.85
 OTHER_CLAIM = 0.6
 # Colour margin (Mahalanobis units, best vs second-best) at which the colour is certain.
 SURE_MARGIN = 2.5
-# The pairs that look most alike under some light need a wider margin to be certain.
-HARD_PAIRS = frozenset(
-    frozenset(pair)
-    for pair in (
-        (Colour.BLACK, Colour.BROWN),
-        (Colour.WHITE, Colour.YELLOW),
-        (Colour.RED, Colour.BROWN),
-    )
-)
+# The pairs that look most alike under some light (`colours.HARD_PAIRS`) need a wider
+# margin to be certain.
 HARD_PAIR_MARGIN = 4.0
 # Two cubes of one colour closer than this (cube sides) may be one cube found twice.
 CLOSE_PAIR = 0.8
