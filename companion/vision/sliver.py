@@ -110,9 +110,11 @@ OWN_FACE = 0.9
 # the mix and this share is left with a pixel peeled off all round: a strip along a side at
 # least about a tenth of it wide, or a shorter, wider one. (Rendered trays, 13 seeds, with
 # black left out: pictures read right, up / down, 32 / 2 with a peeled share of 0.03, 51 / 5
-# with 0.015, 52 / 10 with 0.01; on 4 other seeds 5 / 1, 10 / 1, 11 / 2.) Slivers of one
-# colour closer than SAME_CUBE sides are one cube's.
-COUNT_OFF_MIX = 0.06
+# with 0.015, 52 / 10 with 0.01; on 4 other seeds 5 / 1, 10 / 1, 11 / 2. Once colours in
+# shade were taken too, a share off the mix of 0.045 rather than 0.06 read 6 / 0 more on the
+# 13 seeds, 2 / 1 on the 4 and 0 / 0 on 6 more; 0.035 read no more.) Slivers of one colour
+# closer than SAME_CUBE sides are one cube's.
+COUNT_OFF_MIX = 0.045
 COUNT_CORE = 0.015
 SAME_CUBE = 0.7
 # A black strip is not counted: a cube's deep shadow beside it, under a room light of

@@ -261,7 +261,7 @@ def test_only_wide_strips_count_and_each_cube_once() -> None:
         _strip(Colour.RED, 40.0, 0.08, 0.04),
         _strip(Colour.RED, 45.0, 0.10, 0.05),  # the same cube's strip, a half side on
         _strip(Colour.RED, 60.0, 0.07, 0.04),  # another red cube's
-        _strip(Colour.BLUE, 40.0, 0.05, 0.04),  # too little off the mix
+        _strip(Colour.BLUE, 40.0, 0.04, 0.04),  # too little off the mix
         _strip(Colour.GREEN, 40.0, 0.20, 0.01),  # only a pixel or two wide
         _strip(Colour.BLACK, 40.0, 0.20, 0.10),  # as likely a deep shadow
     ]
