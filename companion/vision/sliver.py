@@ -58,8 +58,11 @@ REACH = 1.4
 BLUR = 1.0
 # A pixel of a cube colour fits its model this well (squared Mahalanobis distance) ...
 FIT_D2 = 9.0
-# ... or, fitting none, shows that colour in shade: what is seen of a cube beneath another is
-# often its side face, or its top in the upper cube's shadow (a red face at L 38 against a
+# ... and differs from the empty tray by more than this (CIE76: above the view's change
+# threshold, 4.5 in most pictures, as a sharper look is noisier).
+CHANGED = 8.0
+# A pixel that fits no colour may show one in shade: what is seen of a cube beneath another
+# is often its side face, or its top in the upper cube's shadow (a red face at L 38 against a
 # red model at L 57). It is then darker than the model by SHADED_DARKER (L) or more, keeps
 # at least SHADED_LEAST of its L + 16, lies within SHADED_GAP (a and b) of the model in that
 # less light (`colours.shade_gaps`), and the next colour in shade lies SHADED_MARGIN further
@@ -67,15 +70,13 @@ FIT_D2 = 9.0
 # colour (its faces) or a colour it is easily taken for (a brown cube's face passes for red
 # in shade). On rendered trays, against no shaded colours: 13 seeds, pictures read right up
 # / down 31 / 1 (gap 12: 22 / 2; 20: 32 / 2 and 2 more right readings made unsure); 4 other
-# seeds 4 / 1; 6 more 14 / 1. Least share 0.4 or 0.7 each lost 2 to 5 pictures; without
-# the easily-taken colours left out, 2 more were lost.
+# seeds 4 / 1; 6 more 14 / 1. Least share 0.4 or 0.7 each lost 2 to 5 pictures. Taking
+# the easily-taken colours too (gap 12, 13 + 4 seeds) gained 2 pictures, lost 2 more, and
+# made 3 more right readings unsure.
 SHADED_DARKER = 5.0
 SHADED_LEAST = 0.55
 SHADED_GAP = 16.0
 SHADED_MARGIN = 8.0
-# ... and differs from the empty tray by more than this (CIE76: above the view's change
-# threshold, 4.5 in most pictures, as a sharper look is noisier).
-CHANGED = 8.0
 # Another found cube covers the disc this many cube sides across its centre (a lying cube's
 # corners reach 0.71 side from it).
 OTHER_RADIUS = 0.72

@@ -10,7 +10,7 @@ from conftest import calibrate_set
 
 from companion.core.cubes import COLOURS, Colour
 from companion.devices.tray_render import CalibrationSet, calibration_set
-from companion.vision import Profile, read_tray, sliver
+from companion.vision import Profile, TrayReading, read_tray, sliver
 from companion.vision import reasons as doubt
 from companion.vision.colours import mix_gaps
 from companion.vision.detect import find_cubes
@@ -94,6 +94,20 @@ def _missed_in_doubt(
     assert beside in reading.reasons or reading.reasons == [doubt.TOUCHING]
 
 
+def _counted_as_strip(
+    setup: tuple[CalibrationSet, Profile], index: int, colour: Colour
+) -> TrayReading:
+    """Test picture `index` is read right, not as sure, with a cube of `colour` seen only as
+    a strip; the reading."""
+    shots, profile = setup
+    picture = shots.tests[index]
+    reading = read_tray(picture.image, profile)
+    assert reading.counts == picture.counts
+    assert not reading.confident
+    assert doubt.SEEN_AS_STRIP.format(colour=colour.value) in reading.reasons
+    return reading
+
+
 def _read_right_and_no_sliver(setup: tuple[CalibrationSet, Profile], index: int) -> None:
     """Test picture `index` is read right, and the closer look finds no sliver: the reading is
     given as sure, unless its cubes touch."""
@@ -111,10 +125,7 @@ def test_a_strip_in_shade_under_another_cube_is_counted_in_doubt(
     # The view shows the strip as a pixel or two of blends, and the count used to miss the
     # yellow cube, given as sure; much of the strip lies in the red cube's shadow, and only
     # as yellow in shade is it wide enough to count.
-    shots, profile = yellow_under_red
-    picture = shots.tests[7]
-    reading = read_tray(picture.image, profile)
-    assert reading.counts == picture.counts
+    reading = _counted_as_strip(yellow_under_red, 7, Colour.YELLOW)
     assert reading.reasons == [doubt.SEEN_AS_STRIP.format(colour="yellow")]
 
 
@@ -171,14 +182,8 @@ def test_a_blend_of_two_colours_lies_on_the_line_between_them() -> None:
 def test_a_strip_wide_enough_is_counted_as_a_cube_in_doubt(
     green_under_brown: tuple[CalibrationSet, Profile],
 ) -> None:
-    shots, profile = green_under_brown
-    picture = shots.tests[2]
-    assert picture.counts[Colour.GREEN] == 1
-    reading = read_tray(picture.image, profile)
     # The view's evidence finds no green cube there: only the closer look counts it.
-    assert reading.counts == picture.counts
-    assert not reading.confident
-    assert doubt.SEEN_AS_STRIP.format(colour="green") in reading.reasons
+    reading = _counted_as_strip(green_under_brown, 2, Colour.GREEN)
     green = [c for c in reading.cubes if c.colour is Colour.GREEN]
     assert len(green) == 1 and green[0].confidence < 0.5
 
@@ -187,14 +192,12 @@ def test_a_side_face_in_shade_is_counted_as_the_cube_beneath(
     red_face_under_blue: tuple[CalibrationSet, Profile],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    _counted_as_strip(red_face_under_blue, 0, Colour.RED)
+    # The face is far darker than the red model (L 38 against 57): taken only as red, it
+    # fits no colour, and the red cube beneath is missed.
     shots, profile = red_face_under_blue
     picture = shots.tests[0]
     assert picture.counts[Colour.RED] == 2
-    reading = read_tray(picture.image, profile)
-    assert reading.counts == picture.counts
-    assert doubt.SEEN_AS_STRIP.format(colour="red") in reading.reasons
-    # The face is far darker than the red model (L 38 against 57): taken only as red, it
-    # fits no colour, and the red cube beneath is missed.
     monkeypatch.setattr(sliver, "or_in_shade", lambda best, *_: best)
     assert read_tray(picture.image, profile).counts[Colour.RED] == 1
 
