@@ -23,6 +23,7 @@ from companion.vision.detect import (
     unexplained_doubts,
     without_cast_shadows,
     without_side_faces,
+    without_wall_strips,
 )
 from companion.vision.likelihood import Evidence, evidence
 from companion.vision.segment import Comparison, gradient
@@ -537,6 +538,25 @@ def test_a_weak_peak_beside_a_cube_in_that_cube_s_colour_in_shade_is_its_side_fa
     assert without_side_faces([top, filled], [lit, shade], SIDE, None) == ([top, filled], [])
     touching = Found(black, 48.0, 40.0, 0.5, 1.0, white)
     assert without_side_faces([top, touching], [lit, shade], SIDE, None) == ([top, touching], [])
+
+
+def test_a_shaded_strip_along_a_wall_is_no_cube_and_a_top_over_the_wall_is() -> None:
+    # The floor ends at row 40; below it the camera sees the wall's inner face.
+    near_floor = np.zeros((60, 90), np.bool_)
+    near_floor[: 40 + 2, :] = True
+    black = COLOURS.index(Colour.BLACK)
+    maps = np.zeros((len(COLOURS), 60, 90), np.float32)
+    # A strip of shade along the wall's foot, a third of a side high: a black "cube" there.
+    maps[black, 43:47, 10:30] = 1.0
+    strip = Found(black, 20.0, 45.0, 0.6, 5.0, 0)
+    # A black cube leaning over the wall: its top shows whole on the wall's face.
+    maps[black, 41:50, 60:69] = 1.0
+    top = Found(black, 64.0, 45.0, 1.0, 5.0, 0)
+    # A cube on the floor is not looked at, however its evidence lies.
+    floor = Found(black, 40.0, 20.0, 0.6, 5.0, 0)
+    kept, strips = without_wall_strips([strip, top, floor], maps, near_floor, SIDE)
+    assert kept == [top, floor]
+    assert strips == [strip]
 
 
 def test_a_side_face_in_shade_the_room_s_light_tints_is_found_along_the_shadow_line() -> None:
