@@ -28,9 +28,9 @@ from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS
 
-# Linear-light albedos of painted wooden cubes (measured by eye against the rulebook's
-# pictures, then checked rendered: what matters is that they differ from the shared
-# renderer's sRGB table, not that they match a particular box).
+# Linear-light albedos of painted wooden cubes, chosen by eye on the rendered pictures. What
+# matters is that they were set apart from the shared renderer's own colour table, not that
+# they match a particular box.
 ALBEDO = {
     "blue": (0.04, 0.08, 0.42),
     "black": (0.025, 0.025, 0.028),
@@ -41,6 +41,8 @@ ALBEDO = {
     "white": (0.78, 0.77, 0.72),
 }
 CUBE_M = 0.009
+# A wooden cube of that size weighs about 0.6 g (only ratios of masses matter here).
+CUBE_GRAMS = 0.6
 # Physics runs in centimetres: Bullet's collision margins suit objects of about a unit.
 TO_CM = 100.0
 
@@ -180,7 +182,7 @@ def drop(setup: SetUp, colours: list[str], seed: int) -> list[Resting]:
                 rim + float(rng.uniform(1.0, 4.0)),
             ]
             body = p.createMultiBody(
-                0.0006 * TO_CM**3 / 1e6 * 1e3,
+                CUBE_GRAMS,
                 shape,
                 basePosition=position,
                 baseOrientation=p.getQuaternionFromEuler(list(rng.uniform(0, 2 * math.pi, 3))),
@@ -387,8 +389,8 @@ def develop(setup: SetUp, linear: NDArray[np.float32], exposure: float, seed: in
 
 
 def exposure_for(linear: NDArray[np.float32], setup: SetUp) -> float:
-    """The camera's exposure, fixed for the set-up from its empty-tray picture: the tray's
-    brightest tenth just below the top of the range (a locked auto-exposure)."""
+    """The camera's exposure, fixed for the set-up from its empty-tray picture (a locked
+    auto-exposure): the brightest twentieth of it at 0.75 of the range."""
     lamp = kelvin_rgb(setup.lamp_kelvin)
     balanced = linear * ((1.0 / lamp) ** setup.white_balance)[None, None, :]
     level = float(np.quantile(balanced.max(axis=2), 0.95))

@@ -41,14 +41,15 @@ WORKING_SIDE = 1.2
 # A shadow counts as cast (and the shade along it as no cube) when its centre lies this many
 # cube sides from the cube's.
 CAST_AT_LEAST = 0.4
-# A peak centred more than FLOOR_SURE cube sides beyond the floor's edge lies over a wall's
-# inner face; it is a cube there (its top, seen askew, reaching over the wall) only when its
-# colour's evidence (above STRIP_LEVEL) is at least WALL_STRIP sides across every way. Where
-# cubes lie against a wall they hide part of the room's light from it, and the wall's face
-# darkens in a strip along their foot that passes for a dark cube. On path-traced trays
-# (benchmarks/pathtraced, 16 set-ups) 49 of the 57 peaks over a wall's face were no cube;
-# this takes 31 of them (all black, brown or blue) and 1 of the 8 cubes, and reads 95 of
-# 153 pictures right, not 86 (0.45 sides: 90). On the shared renderer (8 seeds) it takes 11
+# A peak centred more than FLOOR_SURE cube sides beyond the floor's edge (rounded to whole
+# pixels: about a pixel) lies over a wall's inner face; it is a cube there (its top, seen
+# askew, reaching over the wall) only when its colour's evidence (above STRIP_LEVEL) is at
+# least WALL_STRIP sides across every way. Where cubes lie against a wall they hide part of
+# the room's light from it, and the wall's face darkens in a strip along their foot that
+# passes for a dark cube. On path-traced trays (benchmarks/pathtraced, 16 set-ups) 49 of the
+# 57 peaks over a wall's face were no cube; this takes 31 of them (all black, brown or blue)
+# and 1 of the 8 cubes, and reads 95 of 153 pictures right, not 86 (0.45 sides: 90; 12 more
+# set-ups rendered after: 71 of 120, not 68). On the shared renderer (8 seeds) it takes 11
 # of 16 and 7 of 44, and reads as many right: 23 seeds, 6 more and 6 fewer.
 FLOOR_SURE = 0.15
 STRIP_LEVEL = 0.3
