@@ -302,7 +302,7 @@ def render(setup: SetUp, cubes: list[Resting], folder: Path) -> NDArray[np.float
         },
         "table": {
             "type": "rectangle",
-            "to_world": T().translate([0, 0, -0.0005]).scale([1.0, 1.0, 1.0]),
+            "to_world": T().translate([0, 0, -0.0005]),
             "bsdf": {
                 "type": "roughplastic",
                 "alpha": 0.3,
@@ -399,7 +399,7 @@ def exposure_for(linear: NDArray[np.float32], setup: SetUp) -> float:
 
 def picture_points(setup: SetUp, points: NDArray[np.float64]) -> NDArray[np.float64]:
     """World points (N x 3, metres) to picture pixels (N x 2), as the sensor sees them."""
-    origin, target = np.array(_camera(setup)[0]), np.zeros(3)
+    origin, target = (np.array(point, np.float64) for point in _camera(setup))
     forward = target - origin
     forward /= np.linalg.norm(forward)
     # Mitsuba's look_at: left = up x forward; the picture's x grows to the right.
