@@ -8,7 +8,8 @@
 16 samples a pixel. `count` calibrates each set-up from its `calibration` folder, as
 `companion calibrate` does, reads every drop as `companion count` does, and prints pictures
 read exactly right, readings given as sure (and of those, wrong), split by how the cubes lie:
-all on the floor and none under another ("clear"), or some resting on another.
+all on the floor and none under another ("clear"), or some resting on another; and again by
+the set-ups' light, camera and print (a picture counts under each that holds for it).
 """
 
 from __future__ import annotations
@@ -18,10 +19,21 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# The issue's hard conditions, told from a set-up's parameters (`setup.json`).
+CONDITIONS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "warm lamp": lambda s: s["lamp_kelvin"] < 3500,
+    "daylight lamp": lambda s: s["lamp_kelvin"] > 5000,
+    "tilt > 10 deg": lambda s: s["tilt"] > 10,
+    "lamp < 50 deg": lambda s: s["lamp_elevation"] < 50,
+    "printed floor": lambda s: s["floor_kind"] != "plain",
+}
 
 
 def _render(args: argparse.Namespace) -> None:
@@ -60,6 +72,8 @@ def _count(args: argparse.Namespace) -> None:
             failures.append(f"{folder.name}: calibration refused: {error}")
             continue
         tally["set-ups"] += 1
+        parameters = json.loads((folder / "setup.json").read_text())
+        conditions = [name for name, holds in CONDITIONS.items() if holds(parameters)]
         for name, expected in truth.items():
             reading = read_tray(cv2.imread(str(folder / name)), profile)
             counts = {c.value: reading.counts[c] for c in COLOURS}
@@ -72,10 +86,11 @@ def _count(args: argparse.Namespace) -> None:
             if len(lying) > 20:
                 group = "set-up drop"
             right = counts == expected["counts"]
-            tally[f"{group} pictures"] += 1
-            tally[f"{group} right"] += right
-            tally[f"{group} sure"] += reading.confident
-            tally[f"{group} sure wrong"] += reading.confident and not right
+            for row in (group, "all", *conditions):
+                tally[f"{row} pictures"] += 1
+                tally[f"{row} right"] += right
+                tally[f"{row} sure"] += reading.confident
+                tally[f"{row} sure wrong"] += reading.confident and not right
             if not right:
                 wrong = {
                     c: f"{counts[c]} for {expected['counts'][c]}"
@@ -88,23 +103,16 @@ def _count(args: argparse.Namespace) -> None:
                 )
     print(f"set-ups calibrated {tally['set-ups']}, refused {tally['refused']}")
     print(f"{'pictures':<14}{'count':>7}{'right':>8}{'%':>7}{'sure':>7}{'sure wrong':>12}")
-    total = Counter[str]()
-    for group in ("clear", "stacked", "set-up drop"):
-        n = tally[f"{group} pictures"]
-        for key in ("pictures", "right", "sure", "sure wrong"):
-            total[key] += tally[f"{group} {key}"]
-        if n:
-            print(
-                f"{group:<14}{n:>7}{tally[f'{group} right']:>8}"
-                f"{100.0 * tally[f'{group} right'] / n:>7.1f}{tally[f'{group} sure']:>7}"
-                f"{tally[f'{group} sure wrong']:>12}"
-            )
-    if total["pictures"]:
-        print(
-            f"{'all':<14}{total['pictures']:>7}{total['right']:>8}"
-            f"{100.0 * total['right'] / total['pictures']:>7.1f}{total['sure']:>7}"
-            f"{total['sure wrong']:>12}"
-        )
+    for rows in (("clear", "stacked", "set-up drop", "all"), tuple(CONDITIONS)):
+        for row in rows:
+            n = tally[f"{row} pictures"]
+            if n:
+                print(
+                    f"{row:<14}{n:>7}{tally[f'{row} right']:>8}"
+                    f"{100.0 * tally[f'{row} right'] / n:>7.1f}{tally[f'{row} sure']:>7}"
+                    f"{tally[f'{row} sure wrong']:>12}"
+                )
+        print()
     if args.failures:
         print("\n".join(failures))
 
