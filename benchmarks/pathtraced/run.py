@@ -52,7 +52,7 @@ def _count(args: argparse.Namespace) -> None:
     import cv2
 
     from companion.core.cubes import COLOURS
-    from companion.vision import CalibrationError, calibrate, read_tray
+    from companion.vision import CalibrationError, calibrate, load_image, read_tray
 
     cv2.setNumThreads(1)
     tally: Counter[str] = Counter()
@@ -63,8 +63,8 @@ def _count(args: argparse.Namespace) -> None:
             continue
         truth = json.loads(truth_file.read_text())
         calibration = folder / "calibration"
-        empty = cv2.imread(str(calibration / "empty.jpg"))
-        per_colour = {c: cv2.imread(str(calibration / f"{c.value}.jpg")) for c in COLOURS}
+        empty = load_image(calibration / "empty.jpg")
+        per_colour = {c: load_image(calibration / f"{c.value}.jpg") for c in COLOURS}
         try:
             profile = calibrate(empty, per_colour)
         except CalibrationError as error:
@@ -75,7 +75,7 @@ def _count(args: argparse.Namespace) -> None:
         parameters = json.loads((folder / "setup.json").read_text())
         conditions = [name for name, holds in CONDITIONS.items() if holds(parameters)]
         for name, expected in truth.items():
-            reading = read_tray(cv2.imread(str(folder / name)), profile)
+            reading = read_tray(load_image(folder / name), profile)
             counts = {c.value: reading.counts[c] for c in COLOURS}
             lying = expected["cubes"]
             group = (
