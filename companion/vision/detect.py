@@ -681,11 +681,9 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     )
     for cube in off:
         doubts.append(doubt.OFF_COLOUR.format(colour=COLOURS[cube.colour].value))
-    # A side face and a cube half hidden behind its neighbour can look alike.
-    for cube in faces:
-        doubts.append(doubt.PARTLY_HIDDEN.format(colour=COLOURS[cube.colour].value))
-    # A cube's top over the wall may show as a strip too, when the one beside hides it.
-    for cube in strips:
+    # A side face and a cube half hidden behind its neighbour can look alike; so can a
+    # wall's shaded strip and a cube's top over the wall that the one beside it hides.
+    for cube in faces + strips:
         doubts.append(doubt.PARTLY_HIDDEN.format(colour=COLOURS[cube.colour].value))
     for cube in implied:
         doubts.append(doubt.SEEN_BY_SHADOW.format(colour=COLOURS[cube.colour].value))
