@@ -16,10 +16,12 @@ from companion.vision.detect import (
     SIDE_GAP,
     Found,
     area_doubts,
+    at_foot_shade,
     covered_print,
     lone_shade,
     select,
     shadow_casters,
+    toward_model,
     unexplained_doubts,
     without_cast_shadows,
     without_side_faces,
@@ -538,6 +540,31 @@ def test_a_weak_peak_beside_a_cube_in_that_cube_s_colour_in_shade_is_its_side_fa
     assert without_side_faces([top, filled], [lit, shade], SIDE, None) == ([top, filled], [])
     touching = Found(black, 48.0, 40.0, 0.5, 1.0, white)
     assert without_side_faces([top, touching], [lit, shade], SIDE, None) == ([top, touching], [])
+
+
+def test_a_weak_peak_beside_a_cube_coloured_nearer_the_floor_than_a_cube_is_shade() -> None:
+    # Light floor (L 80), black's model L 30: a peak of L 70 lies a fifth of the way from the
+    # floor to black, one of L 36 most of the way.
+    floor = np.array([80.0, 0.0, 0.0], np.float32)
+    black_model = np.array([30.0, 0.0, 0.0], np.float32)
+    pale, dark = (np.array([value, 0.0, 0.0], np.float32) for value in (70.0, 36.0))
+    assert toward_model(pale, floor, black_model) == pytest.approx(0.2)
+    assert toward_model(dark, floor, black_model) == pytest.approx(0.88)
+    # A red cube at (38, 40) and a weak black peak 10 pixels off (cube side 12).
+    red, black = COLOURS.index(Colour.RED), COLOURS.index(Colour.BLACK)
+    top = Found(red, 38.0, 40.0, 1.0, 5.0, black)
+    peak = Found(black, 48.0, 40.0, 0.5, 1.0, red)
+    assert at_foot_shade([top, peak], [1.0, 0.2], SIDE) == [False, True]
+    # Coloured most of the way to black it may be a black cube half hidden: it stays.
+    assert at_foot_shade([top, peak], [1.0, 0.88], SIDE) == [False, False]
+    # So does a peak that fills its box well, one beside a cube of its own colour, and one
+    # farther than a working side off.
+    filled = Found(black, 48.0, 40.0, 0.9, 1.0, red)
+    assert at_foot_shade([top, filled], [1.0, 0.2], SIDE) == [False, False]
+    own = Found(black, 38.0, 40.0, 1.0, 5.0, red)
+    assert at_foot_shade([own, peak], [1.0, 0.2], SIDE) == [False, False]
+    far = Found(black, 38.0 + 1.1 * SIDE, 40.0, 0.5, 1.0, red)
+    assert at_foot_shade([top, far], [1.0, 0.2], SIDE) == [False, False]
 
 
 def test_a_shaded_strip_along_a_wall_is_no_cube_and_a_top_over_the_wall_is() -> None:
