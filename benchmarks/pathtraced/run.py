@@ -9,7 +9,8 @@
 `companion calibrate` does, reads every drop as `companion count` does, and prints pictures
 read exactly right, readings given as sure (and of those, wrong), split by how the cubes lie:
 all on the floor and none under another ("clear"), or some resting on another; and again by
-the set-ups' light, camera and print (a picture counts under each that holds for it).
+the set-ups' light, camera and print (a picture counts under each that holds for it). It
+also names the set-ups whose tray outline, as calibration found it, is off the true floor.
 """
 
 from __future__ import annotations
@@ -48,8 +49,15 @@ def _render(args: argparse.Namespace) -> None:
         print(f"set-up {seed} rendered", flush=True)
 
 
+# A found tray outline whose corner lies farther than this share of the floor's diagonal from
+# the true corner is off (a wall, a shadow or a line of the print taken for the floor's edge).
+TRAY_OFF = 0.05
+
+
 def _count(args: argparse.Namespace) -> None:
     import cv2
+    import numpy as np
+    from scenes import SetUp, floor_outline
 
     from companion.core.cubes import COLOURS
     from companion.vision import CalibrationError, calibrate, load_image, read_tray
@@ -57,6 +65,7 @@ def _count(args: argparse.Namespace) -> None:
     cv2.setNumThreads(1)
     tally: Counter[str] = Counter()
     failures: list[str] = []
+    trays_off: list[str] = []
     for folder in sorted(Path(args.out).glob("setup*")):
         truth_file = folder / "truth.json"
         if not truth_file.exists():
@@ -72,6 +81,11 @@ def _count(args: argparse.Namespace) -> None:
             failures.append(f"{folder.name}: calibration refused: {error}")
             continue
         tally["set-ups"] += 1
+        floor = floor_outline(SetUp.load(folder / "setup.json"))
+        miss = np.linalg.norm(np.array(profile.tray_corners) - floor, axis=1).max()
+        share = float(miss / np.linalg.norm(floor[2] - floor[0]))
+        if share > TRAY_OFF:
+            trays_off.append(f"{folder.name} {100 * share:.0f}%")
         parameters = json.loads((folder / "setup.json").read_text())
         conditions = [name for name, holds in CONDITIONS.items() if holds(parameters)]
         for name, expected in truth.items():
@@ -102,6 +116,10 @@ def _count(args: argparse.Namespace) -> None:
                     f": {wrong}"
                 )
     print(f"set-ups calibrated {tally['set-ups']}, refused {tally['refused']}")
+    print(
+        f"tray outline off by over {100 * TRAY_OFF:.0f}% of the floor's diagonal: "
+        f"{len(trays_off)} ({', '.join(trays_off) or 'none'})"
+    )
     print(f"{'pictures':<14}{'count':>7}{'right':>8}{'%':>7}{'sure':>7}{'sure wrong':>12}")
     for rows in (("clear", "stacked", "set-up drop", "all"), tuple(CONDITIONS)):
         for row in rows:

@@ -78,6 +78,17 @@ class SetUp:
     samples: int
 
     @classmethod
+    def load(cls, path: Path) -> SetUp:
+        """The set-up a `setup.json` written by `make_setup` describes."""
+        fields = json.loads(path.read_text())
+        for name in ("floor_colours", "wall_colour", "table_colour"):
+            value = fields[name]
+            fields[name] = (
+                tuple(tuple(v) for v in value) if name == "floor_colours" else tuple(value)
+            )
+        return cls(**fields)
+
+    @classmethod
     def random(cls, seed: int, samples: int = 32) -> SetUp:
         rng = np.random.default_rng([seed, 31])
 
@@ -410,6 +421,26 @@ def picture_points(setup: SetUp, points: NDArray[np.float64]) -> NDArray[np.floa
     xs, ys, zs = local @ -left, local @ up, local @ forward
     focal = 400.0 / math.tan(math.radians(setup.fov) / 2)
     return np.stack([400.0 + focal * xs / zs, 300.0 - focal * ys / zs], axis=1)
+
+
+def floor_outline(setup: SetUp) -> NDArray[np.float64]:
+    """The tray floor's corners (4 x 2, picture pixels), where it meets the inner walls:
+    top-left, top-right, bottom-right, bottom-left as the picture shows them."""
+    half_w, half_d = setup.width / 2, setup.depth / 2
+    corners = np.array(
+        [
+            [-half_w, -half_d, 0.0],
+            [half_w, -half_d, 0.0],
+            [half_w, half_d, 0.0],
+            [-half_w, half_d, 0.0],
+        ]
+    )
+    shown = picture_points(setup, corners)
+    # Ordered as `companion.vision.tray.order_corners` orders an outline it finds.
+    sums, diffs = shown.sum(axis=1), shown[:, 1] - shown[:, 0]
+    order = [np.argmin(sums), np.argmin(diffs), np.argmax(sums), np.argmax(diffs)]
+    ordered: NDArray[np.float64] = shown[order]
+    return ordered
 
 
 def truth(setup: SetUp, cubes: list[Resting]) -> dict[str, object]:
