@@ -214,14 +214,14 @@ SIDE_GAP = 10.0
 SIDE_DARKEST = 0.55
 SIDE_LIGHTEST = 0.9
 # A weak peak (filling less than FOOT_FILL of its box) closer than FOOT_REACH working sides to
-# a better filled cube of another colour is the shade at that cube's foot when its colour lies
-# less than FOOT_SHARE of the way from the floor's colour beneath it to its colour's model.
-# Under soft light that shade falls off the shadow line: the cube hides some of the room's
-# light too and throws its own colour back onto the floor. Of the weak peaks beside another
-# colour's cube on path-traced trays (three sets, all pictures but the set-up drops), this
-# took 38 of the 86 that are no cube and none of the 32 real cubes (the nearest at 0.54); on
-# rendered trays (6 seeds) 20 of 49 and 4 of 102 (half hidden, 0.29-0.44). Pictures read
-# right: path-traced 245 -> 253 of 373, rendered 5870 -> 5875 of 7570 (23 seeds), no sure
+# a better filled cube is the shade at that cube's foot when its colour lies less than
+# FOOT_SHARE of the way from the floor's colour beneath it to its colour's model. Under soft
+# light that shade falls off the shadow line: the cube hides some of the room's light too and
+# throws its own colour back onto the floor; a cube there, of any colour, would show its own.
+# Of such weak peaks on path-traced trays (three sets, all pictures but the set-up drops) this
+# took 41 of the 90 that are no cube and none of the 37 real cubes (the nearest at 0.54); on
+# rendered trays (6 seeds) 22 of 55 and 4 of 113 (cubes half hidden, 0.29-0.44). Pictures read
+# right: path-traced 245 -> 254 of 373, rendered 5870 -> 5877 of 7570 (23 seeds), no sure
 # reading wrong. Nearer their model, colour cannot tell such shade from a cube half hidden.
 FOOT_FILL = 0.7
 FOOT_REACH = 1.0
@@ -573,14 +573,14 @@ def toward_model(
 
 
 def at_foot_shade(cubes: list[Found], towards: list[float], side: float) -> list[bool]:
-    """Which cubes are weak peaks on the shade at another colour's cube's foot (`towards`:
-    each cube's `toward_model`, in the same order; see FOOT_SHARE)."""
+    """Which cubes are weak peaks on the shade at another cube's foot (`towards`: each
+    cube's `toward_model`, in the same order; see FOOT_SHARE)."""
     reach2 = (FOOT_REACH * side) ** 2
     return [
         cube.fill < FOOT_FILL
         and toward < FOOT_SHARE
         and any(
-            other.colour != cube.colour
+            other is not cube
             and other.fill >= cube.fill
             and (other.x - cube.x) ** 2 + (other.y - cube.y) ** 2 < reach2
             for other in cubes

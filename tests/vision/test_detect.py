@@ -542,7 +542,7 @@ def test_a_weak_peak_beside_a_cube_in_that_cube_s_colour_in_shade_is_its_side_fa
     assert without_side_faces([top, touching], [lit, shade], SIDE, None) == ([top, touching], [])
 
 
-def test_a_weak_peak_beside_a_cube_coloured_nearer_the_floor_than_a_cube_is_shade() -> None:
+def test_a_weak_peak_beside_a_cube_coloured_nearer_the_floor_than_its_model_is_shade() -> None:
     # Light floor (L 80), black's model L 30: a peak of L 70 lies a fifth of the way from the
     # floor to black, one of L 36 most of the way.
     floor = np.array([80.0, 0.0, 0.0], np.float32)
@@ -557,14 +557,16 @@ def test_a_weak_peak_beside_a_cube_coloured_nearer_the_floor_than_a_cube_is_shad
     assert at_foot_shade([top, peak], [1.0, 0.2], SIDE) == [False, True]
     # Coloured most of the way to black it may be a black cube half hidden: it stays.
     assert at_foot_shade([top, peak], [1.0, 0.88], SIDE) == [False, False]
-    # So does a peak that fills its box well, one beside a cube of its own colour, and one
-    # farther than a working side off.
+    # So does a peak that fills its box well, and one farther than a working side off.
     filled = Found(black, 48.0, 40.0, 0.9, 1.0, red)
     assert at_foot_shade([top, filled], [1.0, 0.2], SIDE) == [False, False]
-    own = Found(black, 38.0, 40.0, 1.0, 5.0, red)
-    assert at_foot_shade([own, peak], [1.0, 0.2], SIDE) == [False, False]
     far = Found(black, 38.0 + 1.1 * SIDE, 40.0, 0.5, 1.0, red)
     assert at_foot_shade([top, far], [1.0, 0.2], SIDE) == [False, False]
+    # Beside a black cube the pale peak is shade all the same: a second black cube there
+    # would show black. Alone, nothing casts it.
+    own = Found(black, 38.0, 40.0, 1.0, 5.0, red)
+    assert at_foot_shade([own, peak], [1.0, 0.2], SIDE) == [False, True]
+    assert at_foot_shade([peak], [0.2], SIDE) == [False]
 
 
 def test_a_shaded_strip_along_a_wall_is_no_cube_and_a_top_over_the_wall_is() -> None:
