@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS
+from companion.vision.tray import order_corners
 
 # Linear-light albedos of painted wooden cubes, chosen by eye on the rendered pictures. What
 # matters is that they were set apart from the shared renderer's own colour table, not that
@@ -435,12 +436,9 @@ def floor_outline(setup: SetUp) -> NDArray[np.float64]:
             [-half_w, half_d, 0.0],
         ]
     )
-    shown = picture_points(setup, corners)
-    # Ordered as `companion.vision.tray.order_corners` orders an outline it finds.
-    sums, diffs = shown.sum(axis=1), shown[:, 1] - shown[:, 0]
-    order = [np.argmin(sums), np.argmin(diffs), np.argmax(sums), np.argmax(diffs)]
-    ordered: NDArray[np.float64] = shown[order]
-    return ordered
+    # Ordered as calibration orders the outline it finds, corner for corner.
+    shown = order_corners(picture_points(setup, corners).astype(np.float32))
+    return np.array(shown, np.float64)
 
 
 def truth(setup: SetUp, cubes: list[Resting]) -> dict[str, object]:
