@@ -22,18 +22,21 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scenes import SetUp
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # The hard conditions, told from a set-up's parameters (`setup.json`).
-CONDITIONS: dict[str, Callable[[dict[str, Any]], bool]] = {
-    "warm lamp": lambda s: s["lamp_kelvin"] < 3500,
-    "daylight lamp": lambda s: s["lamp_kelvin"] > 5000,
-    "tilt > 10 deg": lambda s: s["tilt"] > 10,
-    "lamp < 50 deg": lambda s: s["lamp_elevation"] < 50,
-    "printed floor": lambda s: s["floor_kind"] != "plain",
+CONDITIONS: dict[str, Callable[[SetUp], bool]] = {
+    "warm lamp": lambda s: s.lamp_kelvin < 3500,
+    "daylight lamp": lambda s: s.lamp_kelvin > 5000,
+    "tilt > 10 deg": lambda s: s.tilt > 10,
+    "lamp < 50 deg": lambda s: s.lamp_elevation < 50,
+    "printed floor": lambda s: s.floor_kind != "plain",
 }
 
 
@@ -81,13 +84,13 @@ def _count(args: argparse.Namespace) -> None:
             failures.append(f"{folder.name}: calibration refused: {error}")
             continue
         tally["set-ups"] += 1
-        floor = floor_outline(SetUp.load(folder / "setup.json"))
+        setup = SetUp.load(folder / "setup.json")
+        floor = floor_outline(setup)
         miss = np.linalg.norm(np.array(profile.tray_corners) - floor, axis=1).max()
         share = float(miss / np.linalg.norm(floor[2] - floor[0]))
         if share > TRAY_OFF:
             trays_off.append(f"{folder.name} {100 * share:.0f}%")
-        parameters = json.loads((folder / "setup.json").read_text())
-        conditions = [name for name, holds in CONDITIONS.items() if holds(parameters)]
+        conditions = [name for name, holds in CONDITIONS.items() if holds(setup)]
         for name, expected in truth.items():
             reading = read_tray(load_image(folder / name), profile)
             counts = {c.value: reading.counts[c] for c in COLOURS}

@@ -82,11 +82,10 @@ class SetUp:
     def load(cls, path: Path) -> SetUp:
         """The set-up a `setup.json` written by `make_setup` describes."""
         fields = json.loads(path.read_text())
-        for name in ("floor_colours", "wall_colour", "table_colour"):
-            value = fields[name]
-            fields[name] = (
-                tuple(tuple(v) for v in value) if name == "floor_colours" else tuple(value)
-            )
+        # (JSON keeps tuples as lists.)
+        fields["floor_colours"] = tuple(tuple(colour) for colour in fields["floor_colours"])
+        fields["wall_colour"] = tuple(fields["wall_colour"])
+        fields["table_colour"] = tuple(fields["table_colour"])
         return cls(**fields)
 
     @classmethod
