@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/pathtraced/run.py render OUT [--setups 10] [--drops 10]
         [--seed 0] [--samples 16]
-    .venv/bin/python benchmarks/pathtraced/run.py count OUT [--failures]
+    .venv/bin/python benchmarks/pathtraced/run.py count OUT [--failures] [--nudge N]
 
 `render` needs the `render` extra (Mitsuba 3, PyBullet); about 8 s a picture on one core at
 16 samples a pixel. `count` calibrates each set-up from its `calibration` folder, as
@@ -11,6 +11,8 @@ read exactly right, readings given as sure (and of those, wrong), split by how t
 all on the floor and none under another ("clear"), or some resting on another; and again by
 the set-ups' light, camera and print (a picture counts under each that holds for it). It
 also names the set-ups whose tray outline, as calibration found it, is off the true floor.
+`--nudge N` reads everything N more times with that outline moved by a fraction of a pixel,
+and prints how many pictures each pass reads right and which pictures change between passes.
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    import numpy as np
     from scenes import SetUp
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -57,19 +61,37 @@ def _render(args: argparse.Namespace) -> None:
 TRAY_OFF = 0.05
 
 
-def _count(args: argparse.Namespace) -> None:
+# `--nudge` moves each corner of the tray outline calibration finds by up to this many
+# pixels each way, less than the outline's own error on most set-ups: a picture read right
+# in one pass and wrong in another was decided by a hair, and the spread of the passes is
+# how far one figure from this set can be trusted.
+NUDGE = 0.5
+
+
+class Pass(NamedTuple):
+    """One reading of every set-up: the tallies, the wrong pictures (name: group) and the
+    lines to print about them."""
+
+    tally: Counter[str]
+    wrong: dict[str, str]
+    failures: list[str]
+    trays_off: list[str]
+
+
+def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
+    """Calibrate and count every set-up in `out`, the tray outline moved by `nudge` if given."""
     import cv2
     import numpy as np
     from scenes import SetUp, floor_outline
 
     from companion.core.cubes import COLOURS
     from companion.vision import CalibrationError, calibrate, load_image, read_tray
+    from companion.vision.tray import find_tray, order_corners
 
     cv2.setNumThreads(1)
-    tally: Counter[str] = Counter()
-    failures: list[str] = []
-    trays_off: list[str] = []
-    for folder in sorted(Path(args.out).glob("setup*")):
+    result = Pass(Counter(), {}, [], [])
+    tally = result.tally
+    for folder in sorted(out.glob("setup*")):
         truth_file = folder / "truth.json"
         if not truth_file.exists():
             continue
@@ -77,11 +99,15 @@ def _count(args: argparse.Namespace) -> None:
         calibration = folder / "calibration"
         empty = load_image(calibration / "empty.jpg")
         per_colour = {c: load_image(calibration / f"{c.value}.jpg") for c in COLOURS}
+        corners = find_tray(empty)
+        if corners is not None and nudge is not None:
+            moved = np.array(corners) + nudge.uniform(-NUDGE, NUDGE, (4, 2))
+            corners = order_corners(moved.astype(np.float32))
         try:
-            profile = calibrate(empty, per_colour)
+            profile = calibrate(empty, per_colour, corners=corners)
         except CalibrationError as error:
             tally["refused"] += 1
-            failures.append(f"{folder.name}: calibration refused: {error}")
+            result.failures.append(f"{folder.name}: calibration refused: {error}")
             continue
         tally["set-ups"] += 1
         setup = SetUp.load(folder / "setup.json")
@@ -89,7 +115,7 @@ def _count(args: argparse.Namespace) -> None:
         miss = np.linalg.norm(np.array(profile.tray_corners) - floor, axis=1).max()
         share = float(miss / np.linalg.norm(floor[2] - floor[0]))
         if share > TRAY_OFF:
-            trays_off.append(f"{folder.name} {100 * share:.0f}%")
+            result.trays_off.append(f"{folder.name} {100 * share:.0f}%")
         conditions = [name for name, holds in CONDITIONS.items() if holds(setup)]
         for name, expected in truth.items():
             reading = read_tray(load_image(folder / name), profile)
@@ -114,14 +140,20 @@ def _count(args: argparse.Namespace) -> None:
                     for c in counts
                     if counts[c] != expected["counts"][c]
                 }
-                failures.append(
+                result.wrong[f"{folder.name}/{name}"] = group
+                result.failures.append(
                     f"{folder.name}/{name} ({group}, {'sure' if reading.confident else 'unsure'})"
                     f": {wrong}"
                 )
+    return result
+
+
+def _print_pass(found: Pass) -> None:
+    tally = found.tally
     print(f"set-ups calibrated {tally['set-ups']}, refused {tally['refused']}")
     print(
         f"tray outline off by over {100 * TRAY_OFF:.0f}% of the floor's diagonal: "
-        f"{len(trays_off)} ({', '.join(trays_off) or 'none'})"
+        f"{len(found.trays_off)} ({', '.join(found.trays_off) or 'none'})"
     )
     print(f"{'pictures':<14}{'count':>7}{'right':>8}{'%':>7}{'sure':>7}{'sure wrong':>12}")
     for rows in (("clear", "stacked", "set-up drop", "all"), tuple(CONDITIONS)):
@@ -134,8 +166,43 @@ def _count(args: argparse.Namespace) -> None:
                     f"{tally[f'{row} sure wrong']:>12}"
                 )
         print()
+
+
+def _print_nudged(found: Pass, nudged: list[Pass], failures: bool) -> None:
+    """The nudged passes' figures beside the first's, and the pictures they disagree on."""
+    right = [p.tally["all right"] for p in nudged]
+    print(
+        f"tray outline nudged (each corner up to {NUDGE} px), {len(nudged)} passes: "
+        f"right {', '.join(map(str, right))}, median {statistics.median(right):g} "
+        f"(as found: {found.tally['all right']}); sure wrong "
+        f"{', '.join(str(p.tally['all sure wrong']) for p in nudged)}"
+    )
+    passes = [found, *nudged]
+    groups = {name: group for p in passes for name, group in p.wrong.items()}
+    times = Counter(name for p in passes for name in p.wrong)
+    brittle = sorted(name for name, n in times.items() if n < len(passes))
+    by_group = Counter(groups[name] for name in brittle)
+    print(
+        f"pictures right in some passes and wrong in others: {len(brittle)} "
+        f"({', '.join(f'{g} {n}' for g, n in sorted(by_group.items()))})"
+    )
+    if failures:
+        for name in brittle:
+            print(f"  {name} ({groups[name]}): wrong in {times[name]} of {len(passes)}")
+    print()
+
+
+def _count(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    found = _read_all(Path(args.out), None)
+    _print_pass(found)
+    if args.nudge:
+        random = np.random.default_rng(args.nudge_seed)
+        nudged = [_read_all(Path(args.out), random) for _ in range(args.nudge)]
+        _print_nudged(found, nudged, args.failures)
     if args.failures:
-        print("\n".join(failures))
+        print("\n".join(found.failures))
 
 
 def main() -> None:
@@ -150,6 +217,14 @@ def main() -> None:
     count = commands.add_parser("count", help="count the set-ups in OUT")
     count.add_argument("out")
     count.add_argument("--failures", action="store_true", help="list every wrong picture")
+    count.add_argument(
+        "--nudge",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"read everything N more times, the tray outline moved by up to {NUDGE} px",
+    )
+    count.add_argument("--nudge-seed", type=int, default=0, help="seed of the nudges")
     args = parser.parse_args()
     (_render if args.command == "render" else _count)(args)
 

@@ -43,7 +43,7 @@ from companion.vision.profile import (
 from companion.vision.segment import CLIPPED, Comparison, Reference, compare
 from companion.vision.shadow import ShadowLine
 from companion.vision.shadow import learn as learn_shadow
-from companion.vision.tray import TrayView, find_tray, view_for, whole_picture
+from companion.vision.tray import Corners, TrayView, find_tray, view_for, whole_picture
 
 # The view is scaled so a cube's side spans about this many pixels: enough to tell shapes
 # and colours apart, small enough to count an 800x600 picture in a few milliseconds.
@@ -237,12 +237,15 @@ def calibrate(
     empty: BGRImage,
     per_colour: Mapping[Colour, BGRImage],
     *,
+    corners: Corners | None = None,
     debug: DebugSink = no_debug,
 ) -> Profile:
     """A profile for the camera set-up these pictures come from.
 
     `empty` shows the empty tray; `per_colour` holds one picture for each of the seven colours,
-    each showing only cubes of that colour (any number, at least one). Raises
+    each showing only cubes of that colour (any number, at least one). `corners` is the tray
+    floor's outline in picture pixels when it is already known (shown by hand, or moved on
+    purpose by a benchmark); without it the outline is found in `empty`. Raises
     CalibrationError with a message naming the problem picture when the set is unusable.
     """
     missing = [c.value for c in COLOURS if c not in per_colour]
@@ -256,7 +259,8 @@ def calibrate(
                 f"the {colour.value} picture is {w}x{h} pixels but the empty tray is "
                 f"{width}x{height}; take all pictures with the same camera set-up"
             )
-    corners = find_tray(empty)
+    if corners is None:
+        corners = find_tray(empty)
     tray_found = corners is not None
     if corners is None:
         corners = whole_picture(width, height)

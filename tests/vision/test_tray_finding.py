@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from companion.core.cubes import Counts
-from companion.devices.tray_render import TrayScene, calibration_set, render
+from companion.devices.tray_render import CalibrationSet, TrayScene, calibration_set, render
+from companion.vision import calibrate
 from companion.vision.tray import Corners, find_tray, order_corners, view_for
 
 # A floor outline this far off still keeps every cube in the view (VIEW_MARGIN is 8%).
@@ -286,3 +287,14 @@ def test_a_second_look_that_allows_bowed_sides_finds_the_floor(setup: int) -> No
     corners = find_tray(shot.image)
     assert corners is not None
     assert corner_error(corners, shot.tray_corners) <= TOLERANCE
+
+
+def test_calibration_uses_an_outline_it_is_given(cal: CalibrationSet) -> None:
+    # Shown the floor's true outline (as a person would tap it), calibration keeps it as it
+    # is, where its own search lands a little off it.
+    truth = order_corners(np.array(cal.empty.tray_corners, np.float32))
+    given = calibrate(cal.empty.image, {c: shot.image for c, shot in cal.colours}, corners=truth)
+    assert np.allclose(given.tray_corners, truth, atol=1e-3)
+    assert given.tray_found
+    found = find_tray(cal.empty.image)
+    assert found is not None and not np.allclose(found, truth, atol=1e-3)
