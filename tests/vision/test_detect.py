@@ -25,6 +25,7 @@ from companion.vision.detect import (
     unexplained_doubts,
     without_cast_shadows,
     without_side_faces,
+    without_thin_dark,
     without_wall_strips,
 )
 from companion.vision.likelihood import Evidence, evidence
@@ -613,3 +614,31 @@ def _lab_of(light: np.ndarray) -> np.ndarray:
     encoded = np.where(light <= 0.0031308, light * 12.92, 1.055 * light ** (1 / 2.4) - 0.055)
     lab = cv2.cvtColor(encoded.reshape(1, 1, 3).astype(np.float32), cv2.COLOR_BGR2Lab)
     return np.asarray(lab, np.float32).reshape(3)
+
+
+def test_a_thin_dark_peak_beside_a_cube_is_shade_unless_dark_cube_fills_its_box() -> None:
+    # A white cube at (20, 30) and, a cube's side to its right, a black peak whose box
+    # black evidence only half fills, in a patch darker than the empty floor (shade in the
+    # gap): shade. Filled with black, or with black and brown together (a cube between the
+    # two), it is a cube; so is a red peak as thin (no shade passes for red), the same thin
+    # black with nothing beside it, and one whose box mostly looks like the empty floor (a
+    # cube on print of its own colour).
+    white, black, brown, red = (
+        COLOURS.index(c) for c in (Colour.WHITE, Colour.BLACK, Colour.BROWN, Colour.RED)
+    )
+    maps = np.zeros((len(COLOURS), 60, 80), np.float32)
+    maps[black, 20:40, 32:40] = 1.0  # the right half of the peak's box only
+    changed = np.zeros((60, 80), np.bool_)
+    changed[20:40, 14:40] = True
+    top = (white, 20, 30, 1.0)
+    thin = (black, 32, 30, 0.5)
+    assert without_thin_dark([top, thin], maps, changed, SIDE) == ([top], [thin])
+    assert without_thin_dark([thin], maps, changed, SIDE) == ([thin], [])
+    assert without_thin_dark([top, (red, 32, 30, 0.5)], maps, changed, SIDE)[1] == []
+    assert without_thin_dark([top, (black, 32, 30, 0.9)], maps, changed, SIDE)[1] == []
+    split = maps.copy()
+    split[brown, 20:40, 26:32] = 1.0
+    assert without_thin_dark([top, thin], split, changed, SIDE) == ([top, thin], [])
+    like_floor = changed.copy()
+    like_floor[:, 29:33] = False
+    assert without_thin_dark([top, thin], maps, like_floor, SIDE) == ([top, thin], [])
