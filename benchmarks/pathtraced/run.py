@@ -99,7 +99,8 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
         calibration = folder / "calibration"
         empty = load_image(calibration / "empty.jpg")
         per_colour = {c: load_image(calibration / f"{c.value}.jpg") for c in COLOURS}
-        corners = find_tray(empty)
+        # (Left to calibration, which finds the outline itself, unless it is to be moved.)
+        corners = find_tray(empty) if nudge is not None else None
         if corners is not None and nudge is not None:
             moved = np.array(corners) + nudge.uniform(-NUDGE, NUDGE, (4, 2))
             corners = order_corners(moved.astype(np.float32))
