@@ -100,9 +100,9 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
         empty = load_image(calibration / "empty.jpg")
         per_colour = {c: load_image(calibration / f"{c.value}.jpg") for c in COLOURS}
         # (Left to calibration, which finds the outline itself, unless it is to be moved.)
-        corners = find_tray(empty) if nudge is not None else None
-        if corners is not None and nudge is not None:
-            moved = np.array(corners) + nudge.uniform(-NUDGE, NUDGE, (4, 2))
+        corners = None
+        if nudge is not None and (outline := find_tray(empty)) is not None:
+            moved = np.array(outline) + nudge.uniform(-NUDGE, NUDGE, (4, 2))
             corners = order_corners(moved.astype(np.float32))
         try:
             profile = calibrate(empty, per_colour, corners=corners)

@@ -563,11 +563,15 @@ def without_thin_dark(
     half = _odd(BOX * side) // 2
     for peak in found:
         index, x, y, fill = peak
-        beside = any(
-            other is not peak and math.hypot(other[1] - x, other[2] - y) < DARK_NEAR * side
-            for other in found
-        )
-        if index not in SHADE_LIKE or fill >= DARK_FILL or not beside:
+        # (Most peaks are of another colour or well filled: the cheap tests go first.)
+        if (
+            index not in SHADE_LIKE
+            or fill >= DARK_FILL
+            or not any(
+                other is not peak and math.hypot(other[1] - x, other[2] - y) < DARK_NEAR * side
+                for other in found
+            )
+        ):
             kept.append(peak)
             continue
         box = square_around(x, y, half)
