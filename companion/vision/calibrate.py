@@ -109,6 +109,10 @@ STRANGER_CHANGE = 11.0
 # close: the closest pair, black and brown, learned 12 and 15 apart in two set-ups.
 UNSTABLE_VOTES = 4
 ALIKE = 12.0
+# A colour picture's cube regions are grown by this many pixels before their floor is left
+# out of the local noise (`quiet_differences`): a cube's blurred edge differs from the floor
+# too, if less than the threshold that outlined it.
+COVER_REACH = 2.0
 # A region whose pixels are mostly shadow-like is a dark cube (or a cube the tray's colour):
 # then its darker part is the cube, the lighter part its shadow.
 MOSTLY_SHADOW = 0.5
@@ -221,6 +225,25 @@ def unstable_pixels(views: Mapping[Colour, BGRImage], reference: Reference) -> M
     grown = cv2.dilate(unstable, np.ones((3, 3), np.uint8))
     result: Mask = grown.astype(np.bool_)
     return result
+
+
+def quiet_differences(differences: list[FloatImage], covered: list[Mask]) -> FloatImage:
+    """How much each view pixel differs from the empty tray between shots with nothing on it:
+    the median of the colour pictures' `differences` there, over the pictures whose cube
+    regions (`covered`) leave it bare (0 where every picture has a cube), grown by a pixel.
+
+    Cubes from a tower land in the same places: where four of the seven pictures had one,
+    the median of all seven would be a cube's difference, and a cube lying there later
+    would look like the floor's own noise.
+    """
+    values = np.where(np.stack(covered), np.inf, np.stack(differences))
+    values.sort(axis=0)
+    clean = len(differences) - np.sum(np.stack(covered), axis=0)
+    # The median of each pixel's clean values: they come first once sorted.
+    lower = np.take_along_axis(values, (np.maximum(clean - 1, 0) // 2)[None], axis=0)[0]
+    upper = np.take_along_axis(values, (clean // 2)[None], axis=0)[0]
+    middle = np.where(clean > 0, 0.5 * (lower + upper), 0.0)
+    return np.asarray(cv2.dilate(middle.astype(np.float32), np.ones((3, 3), np.uint8)), np.float32)
 
 
 def _smallest_cube(view: TrayView) -> float:
@@ -372,11 +395,13 @@ def _learn(
         all_singles.extend(_plausible(regions.singles, minimum))
     if not all_areas:
         raise CalibrationError("no cubes found in any colour picture; check the pictures")
-    # Each view pixel holds a cube in at most one or two of the seven pictures, so the median
-    # of its differences is what light, noise and JPEG do there with nothing on it.
-    middle = np.median(np.stack([c.difference for c in comparisons.values()]), axis=0)
-    local_noise = np.asarray(
-        cv2.dilate(middle.astype(np.float32), np.ones((3, 3), np.uint8)), np.float32
+    # Within half a cube of the walls every picture still counts: the shade the calibration
+    # cubes threw on the walls' faces, cubes lying against them throw again, and it is
+    # better taken for noise there than for dark cubes (`tests/vision/test_pathtraced.py`).
+    floor = ~grown(~view.tray_mask(), 0.5 * TARGET_SIDE)
+    local_noise = quiet_differences(
+        [comparisons[c].difference for c in COLOURS],
+        [grown(found[c].mask, COVER_REACH) & floor for c in COLOURS],
     )
     typical = float(np.median(all_singles)) if len(all_singles) >= 3 else _cube_area(all_areas)
     side = float(np.sqrt(typical))

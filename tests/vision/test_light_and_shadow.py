@@ -9,7 +9,8 @@ import numpy as np
 from companion.core.cubes import Colour
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import Profile, read_tray
-from companion.vision.calibrate import unstable_pixels
+from companion.vision.arrays import grown
+from companion.vision.calibrate import COVER_REACH, cube_regions, quiet_differences, unstable_pixels
 from companion.vision.detect import Found, evidence_patches, patch_masses
 from companion.vision.likelihood import cast_shadows
 from companion.vision.profile import encode_png
@@ -228,6 +229,36 @@ def test_a_glint_in_most_pictures_is_unstable_but_cubes_on_one_spot_are_not() ->
     assert unstable[5:9, 100:112].all()
     assert not unstable[40:51, 60:71].any()
     assert unstable.mean() < 0.02
+
+
+def test_a_spot_where_most_calibration_cubes_landed_still_shows_a_cube() -> None:
+    # Four of the seven calibration pictures hold a cube on the same spot (a tower drops its
+    # cubes in the same places). What the shots differ by there, with nothing on it, is what
+    # the other three show: a cube lying there later must still stand out.
+    empty = _tray()
+    reference = _reference(empty)
+    grain = np.random.default_rng(3)
+    pictures = []
+    for index in range(7):
+        noise = grain.integers(-2, 3, empty.shape)
+        picture = np.clip(empty.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+        if index < 4:
+            picture[40:51, 60:71] = (30, 40, 200)
+        pictures.append(picture)
+    differences = [compare(p, reference).difference for p in pictures]
+    covered = [grown(cube_regions(p, reference).mask, COVER_REACH) for p in pictures]
+    quiet = quiet_differences(differences, covered)
+    spot = (slice(40, 51), slice(60, 71))
+    # (The median of all seven pictures is a cube's difference there.)
+    assert float(np.median(np.stack(differences), axis=0)[spot].min()) > 20.0
+    assert float(quiet[spot].max()) < 3.0
+    later = empty.copy()
+    later[40:51, 60:71] = (40, 160, 40)
+    counting = Reference.prepare(empty, reference.inside, SIDE, local_noise=quiet)
+    assert compare(later, counting).changed[spot].mean() > 0.9
+    # A pixel every picture covers has no quiet shot to tell its noise: none is assumed.
+    everywhere = [np.ones(empty.shape[:2], np.bool_)] * 7
+    assert not quiet_differences(differences, everywhere).any()
 
 
 def test_a_cube_where_the_set_up_flickered_at_calibration_is_still_counted(

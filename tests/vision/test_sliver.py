@@ -43,10 +43,10 @@ def red_under_black() -> tuple[CalibrationSet, Profile]:
 
 
 @pytest.fixture(scope="module")
-def green_under_brown() -> tuple[CalibrationSet, Profile]:
-    """Rendered set-up (noisy, a green tray): in test picture 2 a brown cube lies on a green
-    one, whose top shows as a strip a third of a side wide beside it."""
-    shots = calibration_set(1283738835, "noisy", tests=3, jpeg=False)
+def green_under_blue() -> tuple[CalibrationSet, Profile]:
+    """Rendered set-up (neutral light): in test picture 3 a blue cube lies on a green one,
+    of which a third shows as a strip beside it."""
+    shots = calibration_set(1572437584, "neutral", tests=8, jpeg=False)
     return shots, calibrate_set(shots)
 
 
@@ -180,12 +180,13 @@ def test_a_blend_of_two_colours_lies_on_the_line_between_them() -> None:
 
 
 def test_a_strip_wide_enough_is_counted_as_a_cube_in_doubt(
-    green_under_brown: tuple[CalibrationSet, Profile],
+    green_under_blue: tuple[CalibrationSet, Profile],
 ) -> None:
     # The view's evidence finds no green cube there: only the closer look counts it.
-    reading = _counted_as_strip(green_under_brown, 2, Colour.GREEN)
-    green = [c for c in reading.cubes if c.colour is Colour.GREEN]
-    assert len(green) == 1 and green[0].confidence < 0.5
+    reading = _counted_as_strip(green_under_blue, 3, Colour.GREEN)
+    # (The picture's other green cube lies in plain sight.)
+    green = sorted(c.confidence for c in reading.cubes if c.colour is Colour.GREEN)
+    assert len(green) == 2 and green[0] < 0.5 <= green[1]
 
 
 def test_a_side_face_in_shade_is_counted_as_the_cube_beneath(
