@@ -236,9 +236,10 @@ def quiet_differences(differences: list[FloatImage], covered: list[Mask]) -> Flo
     the median of all seven would be a cube's difference, and a cube lying there later
     would look like the floor's own noise.
     """
-    values = np.where(np.stack(covered), np.inf, np.stack(differences))
+    covers = np.stack(covered)
+    values = np.where(covers, np.inf, np.stack(differences))
     values.sort(axis=0)
-    clean = len(differences) - np.sum(np.stack(covered), axis=0)
+    clean = len(differences) - np.sum(covers, axis=0)
     # The median of each pixel's clean values: they come first once sorted.
     lower = np.take_along_axis(values, (np.maximum(clean - 1, 0) // 2)[None], axis=0)[0]
     upper = np.take_along_axis(values, (clean // 2)[None], axis=0)[0]
