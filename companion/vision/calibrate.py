@@ -22,6 +22,7 @@ from companion.vision.detect import (
     patch_masses,
     profile_evidence,
     region_counts,
+    shade_by_group,
 )
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage, FloatImage, Mask
@@ -547,6 +548,7 @@ def _measure_areas(profile: Profile, counted: Counted) -> Profile:
     """
     models = dict(profile.colours)
     lone_regions: list[float] = []
+    lone_shade: list[float] = []
     for index, colour in enumerate(COLOURS):
         comparison, cubes = counted[colour]
         found = [c for c in cubes if c.colour == index]
@@ -558,9 +560,21 @@ def _measure_areas(profile: Profile, counted: Counted) -> Profile:
             models[colour] = models[colour].model_copy(update={"cube_area": float(np.median(lone))})
         areas, holding = region_counts(cubes, seen.foreground)
         lone_regions.extend(areas[holding == 1].tolist())
+        shaded, holding = shade_by_group(cubes, seen)
+        lone_shade.extend(shaded[holding == 1].tolist())
     lone_area = float(np.median(lone_regions)) if lone_regions else 0.0
+    update: dict[str, object] = {"colours": models, "lone_cube_area": lone_area}
+    if profile.shadow is not None and lone_shade:
+        # The shade beside a lone cube that no colour claims, as counting sees it (a long-
+        # shadow doubt compares with it). Learning counted only the shade unlike the
+        # picture's own colour, which on a print that shade resembles was a quarter of it,
+        # so every reading with shadows on that print was doubted. Where the colours claim
+        # nearly all of a lone cube's shade, that count stays the least: a few pixels of
+        # shade would make a doubt.
+        area = max(profile.shadow.area, float(np.median(lone_shade)))
+        update["shadow"] = profile.shadow.model_copy(update={"area": area})
     # A fresh profile: a copy would keep the arrays prepared from the old models.
-    return Profile.model_validate({**dict(profile), "colours": models, "lone_cube_area": lone_area})
+    return Profile.model_validate({**dict(profile), **update})
 
 
 def _check_counted_alike(profile: Profile, counted: Counted) -> None:

@@ -1294,17 +1294,25 @@ def _long_shadows(cubes: list[Found], seen: Evidence, shadow_area: float) -> lis
     """
     if shadow_area <= 0.0 or not cubes:
         return []
+    shaded, found = shade_by_group(cubes, seen)
+    if np.any(shaded > (found + LONG_SHADOW_CUBES) * shadow_area):
+        return [doubt.ON_ANOTHER]
+    return []
+
+
+def shade_by_group(
+    cubes: list[Found], seen: Evidence
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """For each group of touching changed pixels, cube and shade alike (8-connected): its
+    shade that no cube colour claims (pixels), and how many of `cubes` lie in it."""
     both = (seen.foreground | seen.shadow).astype(np.uint8)
     n, groups = cv2.connectedComponents(both, connectivity=8)
-    # Shade no cube colour claims, as calibration measured it.
     shade = seen.shadow & (seen.maps.max(axis=0) < np.float32(PATCH_EVIDENCE))
     shaded = np.bincount(groups[shade], minlength=n)
     found = np.zeros(n, np.int64)
     for cube in cubes:
         found[groups[int(cube.y), int(cube.x)]] += 1
-    if np.any(shaded[1:] > (found[1:] + LONG_SHADOW_CUBES) * shadow_area):
-        return [doubt.ON_ANOTHER]
-    return []
+    return shaded[1:], found[1:]
 
 
 def region_counts(

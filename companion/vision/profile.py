@@ -63,7 +63,10 @@ class ShadowModel(BaseModel):
     deepest: float = Field(gt=0, description="Deepest shadow seen at calibration (length of t).")
     spread: float = Field(ge=0, description="Angle (radians) of shadow pixels around direction.")
     area: float = Field(
-        default=0.0, ge=0, description="Shadow one lying cube casts on the floor, view pixels."
+        default=0.0,
+        ge=0,
+        description="Shade one lone lying cube leaves beside it that no cube colour claims "
+        "when counted, view pixels.",
     )
     offset: tuple[float, float] = Field(
         default=(0.0, 0.0),

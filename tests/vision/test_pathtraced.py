@@ -1,5 +1,10 @@
-"""A path-traced set-up (benchmarks/pathtraced, seed 2): cubes dropped by physics against the
-tray's near wall, a low lamp, the room's light hidden from the wall's face beside them."""
+"""Path-traced set-ups (benchmarks/pathtraced): cubes dropped by physics, light path-traced.
+
+- `pathtraced_wall` (seed 2): cubes against the tray's near wall, a low lamp, the room's
+  light hidden from the wall's face beside them.
+- `pathtraced_low_lamp` (seed 4): a plain magenta floor, the lamp 37 degrees above it, one
+  white cube.
+"""
 
 from __future__ import annotations
 
@@ -10,23 +15,47 @@ import pytest
 
 from companion.core.cubes import Colour, Counts
 from companion.vision import Profile, calibrate, load_image, read_tray
+from companion.vision import reasons as doubt
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "vision" / "pathtraced_wall"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "vision"
+WALL = FIXTURES / "pathtraced_wall"
+LOW_LAMP = FIXTURES / "pathtraced_low_lamp"
 
 
-@pytest.fixture(scope="module")
-def profile() -> Profile:
-    pictures = FIXTURE / "calibration"
+def _calibrated(folder: Path) -> Profile:
+    pictures = folder / "calibration"
     empty = load_image(pictures / "empty.jpg")
     return calibrate(empty, {c: load_image(pictures / f"{c.value}.jpg") for c in Colour})
 
 
+def _truth(folder: Path, name: str) -> Counts:
+    return Counts.of(json.loads((folder / "truth.json").read_text())[name]["counts"])
+
+
+@pytest.fixture(scope="module")
+def wall_profile() -> Profile:
+    return _calibrated(WALL)
+
+
 @pytest.mark.parametrize("name", ["drop06.jpg", "drop09.jpg"])
 def test_the_shaded_wall_beside_cubes_against_it_is_no_black_cube(
-    profile: Profile, name: str
+    wall_profile: Profile, name: str
 ) -> None:
     # Before `detect.without_wall_strips`, the darkened strip of the wall's face under the
     # blue, white and red cubes against it read as one or two black cubes.
-    truth = json.loads((FIXTURE / "truth.json").read_text())[name]
-    reading = read_tray(load_image(FIXTURE / name), profile)
-    assert reading.counts == Counts.of(truth["counts"])
+    reading = read_tray(load_image(WALL / name), wall_profile)
+    assert reading.counts == _truth(WALL, name)
+
+
+def test_a_lone_cube_under_a_low_lamp_is_read_as_sure() -> None:
+    # The low lamp throws each cube's shadow as far as the cube is wide. Calibration used to
+    # measure that shadow as only the shade unlike the picture's own cubes, a quarter of it
+    # on this floor (26 view pixels against the 98 counting sees beside a lone cube), so
+    # every reading with a shadow here was doubted as a cube lying on another.
+    profile = _calibrated(LOW_LAMP)
+    assert profile.shadow is not None
+    assert profile.shadow.area > 0.6 * profile.cube_side**2
+    reading = read_tray(load_image(LOW_LAMP / "drop01.jpg"), profile)
+    assert reading.counts == _truth(LOW_LAMP, "drop01.jpg")
+    assert doubt.ON_ANOTHER not in reading.reasons
+    assert reading.confident
