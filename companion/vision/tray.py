@@ -589,6 +589,11 @@ _RIM_NEAR_PX = 3.0
 # The rim's top, just outside its inner edge, is one material under one light on all four
 # sides: its colours differ by at most this (Lab units), and each unit counts against a choice.
 _RIM_SPREAD = 15.0
+# A look whose rim's sides spread by at most this (Lab units) has found the rim for sure: a
+# runner-up must then find the rim's top in that colour too. (The first looks that were right
+# but overturned spread 2.8 and 3.4, on two path-traced checkerboard floors; those a runner-up
+# rightly overturned, 6.0 to 14.7: a path-traced set-up and two of benchmarks/tray_finding.py.)
+_RIM_ONE_COLOUR = 4.5
 # A floor edge hidden behind the rim (wall seen from behind) or too close to the rim's edge to
 # be told from it lies at most this share of the view outside the rim's edge, or 8 pixels in
 # (two blurred edges closer than that merge into one).
@@ -773,13 +778,15 @@ def _rim_and_floor(
     size: tuple[int, int],
     rim_near: float | None = None,
     floor_near: list[float] | None = None,
-) -> tuple[list[_Edge], list[float], list[_Edge | None], float, list[list[_Edge]]] | None:
+) -> _Found | None:
     """The rim's inner edge and the floor's edge on each side (left, top, right, bottom) that
     best explain the view: strong edges, the rim's top one colour all round, the floor's
     rectangle in the rim's proportions, no shadow's edge, no edge left unexplained between
     rim and floor. Returns the rim's edges, the floor's offsets (view pixels in from each
-    side), the floor's edges (None where hidden), the choice's score (step units) and the
-    rims of up to _RIM_ALTERNATIVES runners-up, or None when nothing fits. With `rim_near`
+    side), the floor's edges (None where hidden), the choice's score (step units), the rims
+    of up to _RIM_ALTERNATIVES runners-up, and the rim top's colour (Lab, the median of its
+    four sides) and how far its sides' colours spread (Lab units), or None when nothing
+    fits. With `rim_near`
     (view pixels in from every side) the rim's edge is the one within _RIM_NEAR_PX of it, and
     the proportions must agree more closely (the view is then the rim's own, where the floor
     is exactly its scaled copy); with `floor_near` (per side) the floor's edges are those
@@ -893,6 +900,8 @@ def _rim_and_floor(
         [c[1] for c in chosen],
         float(total[best]),
         others,
+        np.median(rim_colours[:, best], axis=0).astype(np.float32),
+        float(spread[best]),
     )
 
 
@@ -1037,11 +1046,13 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
             # The chosen rim's own look found nothing: a runner-up must then explain its view
             # better than the first look explained the outline's, or the first look stands.
             continue
+        if number > 0 and _other_rim(found, exact[4]):
+            continue
         if best_exact is None or (best_exact[4] is not None and exact[4][3] > best_exact[4][3]):
             best_exact = exact
     if best_exact is not None and best_exact[4] is not None:
         view_size, matrix, edges, steps, found = (*best_exact[:4], best_exact[4])
-    rims, offsets, floors, _, _ = found
+    rims, offsets, floors = found[0], found[1], found[2]
     width, height = view_size
     lines: list[_Curve] = []
     for side in range(4):
@@ -1054,7 +1065,24 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
     return np.asarray(back, np.float64).reshape(4, 2)
 
 
-_Found = tuple[list[_Edge], list[float], list["_Edge | None"], float, list[list[_Edge]]]
+_Found = tuple[
+    list[_Edge],
+    list[float],
+    list["_Edge | None"],
+    float,
+    list[list[_Edge]],
+    NDArray[np.float32],
+    float,
+]
+
+
+def _other_rim(first: _Found, runner_up: _Found) -> bool:
+    """True when a runner-up's look found a rim top of another colour than the first look's,
+    which showed one colour all round: the runner-up's "rim" is something inside the tray,
+    as a line of a checkerboard print."""
+    if first[6] > _RIM_ONE_COLOUR:
+        return False
+    return bool(np.abs(runner_up[5] - first[5]).max() > _RIM_SPREAD)
 
 
 def _convincing(found: _Found) -> bool:
