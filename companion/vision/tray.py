@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -782,15 +783,12 @@ def _rim_and_floor(
     """The rim's inner edge and the floor's edge on each side (left, top, right, bottom) that
     best explain the view: strong edges, the rim's top one colour all round, the floor's
     rectangle in the rim's proportions, no shadow's edge, no edge left unexplained between
-    rim and floor. Returns the rim's edges, the floor's offsets (view pixels in from each
-    side), the floor's edges (None where hidden), the choice's score (step units), the rims
-    of up to _RIM_ALTERNATIVES runners-up, and the rim top's colour (Lab, the median of its
-    four sides) and how far its sides' colours spread (Lab units), or None when nothing
-    fits. With `rim_near`
-    (view pixels in from every side) the rim's edge is the one within _RIM_NEAR_PX of it, and
-    the proportions must agree more closely (the view is then the rim's own, where the floor
-    is exactly its scaled copy); with `floor_near` (per side) the floor's edges are those
-    within _REFINE_PX of where an earlier look put them."""
+    rim and floor (with the choice's score in step units and up to _RIM_ALTERNATIVES
+    runners-up's rims), or None when nothing fits. With `rim_near` (view pixels in from every
+    side) the rim's edge is the one within _RIM_NEAR_PX of it, and the proportions must agree
+    more closely (the view is then the rim's own, where the floor is exactly its scaled
+    copy); with `floor_near` (per side) the floor's edges are those within _REFINE_PX of
+    where an earlier look put them."""
     width, height = size
     options: list[list[_Choice]] = []
     for side in range(4):
@@ -894,7 +892,7 @@ def _rim_and_floor(
         if key not in seen:
             seen.add(key)
             others.append(rims)
-    return (
+    return _Found(
         [c[0] for c in chosen],
         [float(fills[side][best]) for side in range(4)],
         [c[1] for c in chosen],
@@ -1001,7 +999,7 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
         back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
         second = _look(empty, np.asarray(back, np.float64).reshape(4, 2))
         if second is not None and (
-            found is None or (second[4] is not None and second[4][3] > found[3])
+            found is None or (second[4] is not None and second[4].score > found.score)
         ):
             view_size, matrix, edges, steps, found = second
     if found is None:
@@ -1013,7 +1011,7 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
     # look finds nothing, a runner-up must also beat the first look, or the first look stands).
     width, height = view_size
     best_exact: _Look | None = None
-    for number, rim_edges in enumerate([found[0], *found[4]]):
+    for number, rim_edges in enumerate([found.rims, *found.others]):
         chosen = None if best_exact is None else best_exact[4]
         if number > 0 and chosen is not None and _convincing(chosen):
             break
@@ -1026,7 +1024,7 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
         earlier: NDArray[np.float64] | None = None
         if number == 0:
             # The chosen rim's look refines the floor chosen with it; the runners-up choose.
-            fills = found[1]
+            fills = found.offsets
             quad = np.array(
                 [
                     [fills[0], fills[1]],
@@ -1042,17 +1040,19 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
         )
         if exact is None or exact[4] is None:
             continue
-        if number > 0 and best_exact is None and exact[4][3] <= found[3]:
+        if number > 0 and best_exact is None and exact[4].score <= found.score:
             # The chosen rim's own look found nothing: a runner-up must then explain its view
             # better than the first look explained the outline's, or the first look stands.
             continue
         if number > 0 and _other_rim(found, exact[4]):
             continue
-        if best_exact is None or (best_exact[4] is not None and exact[4][3] > best_exact[4][3]):
+        if best_exact is None or (
+            best_exact[4] is not None and exact[4].score > best_exact[4].score
+        ):
             best_exact = exact
     if best_exact is not None and best_exact[4] is not None:
         view_size, matrix, edges, steps, found = (*best_exact[:4], best_exact[4])
-    rims, offsets, floors = found[0], found[1], found[2]
+    rims, offsets, floors = found.rims, found.offsets, found.floors
     width, height = view_size
     lines: list[_Curve] = []
     for side in range(4):
@@ -1065,30 +1065,36 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
     return np.asarray(back, np.float64).reshape(4, 2)
 
 
-_Found = tuple[
-    list[_Edge],
-    list[float],
-    list["_Edge | None"],
-    float,
-    list[list[_Edge]],
-    NDArray[np.float32],
-    float,
-]
+class _Found(NamedTuple):
+    """The rim and floor one look chose (see `_rim_and_floor`)."""
+
+    rims: list[_Edge]
+    offsets: list[float]
+    """The floor's, view pixels in from each side."""
+    floors: list[_Edge | None]
+    """None where the floor's edge is hidden."""
+    score: float
+    others: list[list[_Edge]]
+    """The runners-up's rims."""
+    rim_colour: NDArray[np.float32]
+    """The rim top's colour (Lab, the median of its four sides)."""
+    rim_spread: float
+    """How far the rim top's sides' colours spread (Lab units)."""
 
 
 def _other_rim(first: _Found, runner_up: _Found) -> bool:
     """True when a runner-up's look found a rim top of another colour than the first look's,
     which showed one colour all round: the runner-up's "rim" is something inside the tray,
     as a line of a checkerboard print."""
-    if first[6] > _RIM_ONE_COLOUR:
+    if first.rim_spread > _RIM_ONE_COLOUR:
         return False
-    return bool(np.abs(runner_up[5] - first[5]).max() > _RIM_SPREAD)
+    return bool(np.abs(runner_up.rim_colour - first.rim_colour).max() > _RIM_SPREAD)
 
 
 def _convincing(found: _Found) -> bool:
     """True when a choice needs no second opinion: every floor edge seen, none like a shadow's
     (the runners-up's rims are looked through only otherwise, to save time)."""
-    return all(floor is not None and not floor.shadow_like for floor in found[2])
+    return all(floor is not None and not floor.shadow_like for floor in found.floors)
 
 
 _Look = tuple[
