@@ -537,9 +537,9 @@ def _count_own_pictures(profile: Profile, per_colour: Mapping[Colour, BGRImage])
 
 
 def _measure_areas(profile: Profile, counted: Counted) -> Profile:
-    """The profile with each colour's cube area, and the changed area of a lone cube,
-    measured the way counting will see them: in the colour pictures, over the cubes counting
-    finds there.
+    """The profile with each colour's cube area, the changed area of a lone cube and the
+    unclaimed shade beside one (the shadow's `area`), measured the way counting will see
+    them: in the colour pictures, over the cubes counting finds there.
 
     Counting weighs each pixel's evidence (edges mix with the tray, shading fits loosely), so
     one cube is worth less evidence than the plain changed area used to learn the colours.
