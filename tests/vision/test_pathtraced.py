@@ -3,7 +3,7 @@
 - `pathtraced_wall` (seed 2): cubes against the tray's near wall, a low lamp, the room's
   light hidden from the wall's face beside them.
 - `pathtraced_low_lamp` (seed 4): a plain magenta floor, the lamp 37 degrees above it, one
-  white cube.
+  white cube in each drop.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 from companion.core.cubes import Colour, Counts
 from companion.vision import Profile, calibrate, load_image, read_tray
 from companion.vision import reasons as doubt
+from companion.vision.detect import cast_offset
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "vision"
 WALL = FIXTURES / "pathtraced_wall"
@@ -47,15 +48,31 @@ def test_the_shaded_wall_beside_cubes_against_it_is_no_black_cube(
     assert reading.counts == _truth(WALL, name)
 
 
-def test_a_lone_cube_under_a_low_lamp_is_read_as_sure() -> None:
+@pytest.fixture(scope="module")
+def low_lamp_profile() -> Profile:
+    return _calibrated(LOW_LAMP)
+
+
+def test_a_lone_cube_under_a_low_lamp_is_read_as_sure(low_lamp_profile: Profile) -> None:
     # The low lamp throws each cube's shadow as far as the cube is wide. Calibration used to
     # measure that shadow as only the shade unlike the picture's own cubes, a quarter of it
     # on this floor (26 view pixels against the 98 counting sees beside a lone cube), so
     # every reading with a shadow here was doubted as a cube lying on another.
-    profile = _calibrated(LOW_LAMP)
+    profile = low_lamp_profile
     assert profile.shadow is not None
     assert profile.shadow.area > 0.6 * profile.cube_side**2
     reading = read_tray(load_image(LOW_LAMP / "drop01.jpg"), profile)
     assert reading.counts == _truth(LOW_LAMP, "drop01.jpg")
     assert doubt.ON_ANOTHER not in reading.reasons
+    assert reading.confident
+
+
+def test_the_edge_of_a_long_shadow_is_no_faint_outline(low_lamp_profile: Profile) -> None:
+    # The white cube's shadow reaches further than the 0.3 sides round its square that the
+    # search for a faint outline left out before a sure reading, and its soft edge was taken
+    # for the outline of one more cube ("something that may be a cube or not").
+    assert cast_offset(low_lamp_profile) is not None
+    reading = read_tray(load_image(LOW_LAMP / "drop02.jpg"), low_lamp_profile)
+    assert reading.counts == _truth(LOW_LAMP, "drop02.jpg")
+    assert reading.reasons == []
     assert reading.confident
