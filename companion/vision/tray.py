@@ -595,6 +595,14 @@ _RIM_SPREAD = 15.0
 # but overturned spread 2.8 and 3.4, on two path-traced checkerboard floors; those a runner-up
 # rightly overturned, 6.0 to 14.7: a path-traced set-up and two of benchmarks/tray_finding.py.)
 _RIM_ONE_COLOUR = 4.5
+# The floor is the rim's inner outline scaled about the point below the camera, by one less
+# the walls' height over the camera's: the tray and the camera set the scale, and the first
+# look through the outer outline already measures it nearly. A runner-up whose floor is
+# scaled further than this from the first look's has taken a line of the print for the
+# floor's edge. (Runners-up that rightly won, 480 set-ups of benchmarks/tray_finding.py and
+# 28 path-traced: at most 0.067 and 0.056 off; the one that wrongly won, path-traced A 013
+# on print checked in orange and green, 0.116.)
+_SCALE_AGREES = 0.09
 # A floor edge hidden behind the rim (wall seen from behind) or too close to the rim's edge to
 # be told from it lies at most this share of the view outside the rim's edge, or 8 pixels in
 # (two blurred edges closer than that merge into one).
@@ -900,6 +908,7 @@ def _rim_and_floor(
         others,
         np.median(rim_colours[:, best], axis=0).astype(np.float32),
         float(spread[best]),
+        float(scale[best]),
     )
 
 
@@ -1080,12 +1089,17 @@ class _Found(NamedTuple):
     """The rim top's colour (Lab, the median of its four sides)."""
     rim_spread: float
     """How far the rim top's sides' colours spread (Lab units)."""
+    scale: float
+    """The floor's size over the rim's inner outline's."""
 
 
 def _other_rim(first: _Found, runner_up: _Found) -> bool:
-    """True when a runner-up's look found a rim top of another colour than the first look's,
-    which showed one colour all round: the runner-up's "rim" is something inside the tray,
-    as a line of a checkerboard print."""
+    """True when a runner-up's look found what cannot be the first look's tray: a floor
+    scaled otherwise (see _SCALE_AGREES), or a rim top of another colour than the first look's
+    when that showed one colour all round. The runner-up's "rim" or "floor" is then something
+    inside the tray, as a line of a checkerboard print."""
+    if abs(runner_up.scale - first.scale) > _SCALE_AGREES:
+        return True
     if first.rim_spread > _RIM_ONE_COLOUR:
         return False
     return bool(np.abs(runner_up.rim_colour - first.rim_colour).max() > _RIM_SPREAD)
