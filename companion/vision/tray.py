@@ -1053,7 +1053,7 @@ def _floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.
             # The chosen rim's own look found nothing: a runner-up must then explain its view
             # better than the first look explained the outline's, or the first look stands.
             continue
-        if number > 0 and _other_rim(found, exact[4]):
+        if number > 0 and _unlike_first_look(found, exact[4]):
             continue
         if best_exact is None or (
             best_exact[4] is not None and exact[4].score > best_exact[4].score
@@ -1093,7 +1093,7 @@ class _Found(NamedTuple):
     """The floor's size over the rim's inner outline's."""
 
 
-def _other_rim(first: _Found, runner_up: _Found) -> bool:
+def _unlike_first_look(first: _Found, runner_up: _Found) -> bool:
     """True when a runner-up's look found what cannot be the first look's tray: a floor
     scaled otherwise (see _SCALE_AGREES), or a rim top of another colour than the first look's
     when that showed one colour all round. The runner-up's "rim" or "floor" is then something
