@@ -34,6 +34,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -70,6 +71,9 @@ CONDITIONS: tuple[tuple[str, str], ...] = (
     ("something else", "no-tray"),
     ("camera bumped", "bumped"),
 )
+
+# The pairing of found and true cubes is shared with the path-traced benchmark.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "scoring"))
 
 # A true cube showing less than this share of its outline is all but hidden.
 HIDDEN = 0.2
@@ -135,27 +139,15 @@ def _hand_over_tray(picture: RenderedTray) -> bool:
 def _match(
     picture: RenderedTray, reading: vision.TrayReading, side_px: float
 ) -> tuple[list[tuple[Colour, Colour]], int, int]:
-    """Pair found cubes with true cubes by position (nearest first, within 0.8 of a cube's
-    side): the (true, found) colour pairs, true cubes left unmatched, found ones invented."""
-    truth = [(c.colour, c.x, c.y) for c in picture.cubes]
-    found = [(c.colour, c.x, c.y) for c in reading.cubes]
-    pairs = []
-    for ti, (_, tx, ty) in enumerate(truth):
-        for fi, (_, fx, fy) in enumerate(found):
-            distance = float(np.hypot(tx - fx, ty - fy))
-            if distance <= 0.8 * side_px:
-                pairs.append((distance, ti, fi))
-    pairs.sort()
-    used_t: set[int] = set()
-    used_f: set[int] = set()
-    matched = []
-    for _, ti, fi in pairs:
-        if ti in used_t or fi in used_f:
-            continue
-        used_t.add(ti)
-        used_f.add(fi)
-        matched.append((truth[ti][0], found[fi][0]))
-    return matched, len(truth) - len(used_t), len(found) - len(used_f)
+    """Pair found cubes with true cubes by position (`scoring/matching.py`): the (true,
+    found) colour pairs, true cubes left unmatched, found ones invented."""
+    from matching import match
+
+    truth = picture.cubes
+    found = reading.cubes
+    pairing = match([(c.x, c.y) for c in truth], [(c.x, c.y) for c in found], side_px)
+    matched = [(truth[t].colour, found[f].colour) for t, f in pairing.pairs]
+    return matched, len(pairing.missed), len(pairing.invented)
 
 
 def run_condition(condition: str, setups: int, pictures: int, seed: int, index: int) -> Tally:

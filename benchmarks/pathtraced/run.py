@@ -10,7 +10,9 @@
 read exactly right, readings given as sure (and of those, wrong), split by how the cubes lie:
 all on the floor and none under another ("clear"), or some resting on another; and again by
 the set-ups' light, camera and print (a picture counts under each that holds for it). It
-also names the set-ups whose tray outline, as calibration found it, is off the true floor.
+also names the set-ups whose tray outline, as calibration found it, is off the true floor,
+and tallies what went wrong cube by cube (`scoring/matching.py` pairs the found cubes with
+the true ones): cubes missed, invented, or seen in another colour.
 `--nudge N` reads everything N more times with that outline moved by a fraction of a pixel,
 and prints how many pictures each pass reads right and which pictures change between passes.
 """
@@ -25,14 +27,18 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import numpy as np
     from scenes import SetUp
 
+    from companion.vision import TrayReading
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# (The pairing of found and true cubes is shared with `vision_accuracy.py`.)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scoring"))
 
 # The issue's hard conditions, told from a set-up's parameters (`setup.json`).
 CONDITIONS: dict[str, Callable[[SetUp], bool]] = {
@@ -69,13 +75,55 @@ NUDGE = 0.5
 
 
 class Pass(NamedTuple):
-    """One reading of every set-up: the tallies, the wrong pictures (name: group) and the
-    lines to print about them."""
+    """One reading of every set-up: the tallies, the wrong pictures (name: group), the lines
+    to print about them, and what went wrong cube by cube (set-up drops left out: one of
+    those holds more errors than a set-up's other pictures together)."""
 
     tally: Counter[str]
     wrong: dict[str, str]
     failures: list[str]
     trays_off: list[str]
+    errors: Counter[str]
+
+
+def _errors(
+    lying: list[dict[str, Any]], reading: TrayReading, homography: np.ndarray, side: float
+) -> list[str]:
+    """What a reading got wrong, cube by cube: true cubes missed (and how they lay), cubes
+    invented (beside a true one or alone) and cubes seen in another colour. Positions are
+    compared in the tray's top-down view, where a cube's side is `side` pixels."""
+    import cv2
+    import numpy as np
+    from matching import beside_a_cube, match
+
+    def in_view(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        if not points:
+            return []
+        moved = cv2.perspectiveTransform(np.array(points, np.float64).reshape(-1, 1, 2), homography)
+        return [(float(x), float(y)) for x, y in moved.reshape(-1, 2)]
+
+    truth = in_view([(c["x"], c["y"]) for c in lying])
+    found = in_view([(c.x, c.y) for c in reading.cubes])
+    pairing = match(truth, found, side)
+    errors = [
+        f"{lying[t]['colour']} read as {reading.cubes[f].colour.value}"
+        for t, f in pairing.pairs
+        if lying[t]["colour"] != reading.cubes[f].colour.value
+    ]
+    for t in pairing.missed:
+        cube = lying[t]
+        how = (
+            "under another"
+            if cube["under_another"]
+            else "on another"
+            if cube["on_another"]
+            else "lying clear"
+        )
+        errors.append(f"{cube['colour']} missed, {how}")
+    for f in pairing.invented:
+        where = "beside a cube" if beside_a_cube(found[f], truth, side) else "alone"
+        errors.append(f"{reading.cubes[f].colour.value} invented, {where}")
+    return errors
 
 
 def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
@@ -89,7 +137,7 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
     from companion.vision.tray import find_tray, order_corners
 
     cv2.setNumThreads(1)
-    result = Pass(Counter(), {}, [], [])
+    result = Pass(Counter(), {}, [], [], Counter())
     tally = result.tally
     for folder in sorted(out.glob("setup*")):
         truth_file = folder / "truth.json"
@@ -141,12 +189,20 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
                     for c in counts
                     if counts[c] != expected["counts"][c]
                 }
+                errors = _errors(lying, reading, profile.view.homography, profile.cube_side)
+                if group != "set-up drop":
+                    result.errors.update(errors)
                 result.wrong[f"{folder.name}/{name}"] = group
                 result.failures.append(
                     f"{folder.name}/{name} ({group}, {'sure' if reading.confident else 'unsure'})"
-                    f": {wrong}"
+                    f": {wrong}; {_listed(errors)}"
                 )
     return result
+
+
+def _listed(errors: list[str]) -> str:
+    """Errors as a line, each told once with how often it happened."""
+    return ", ".join(f"{n} x {error}" if n > 1 else error for error, n in Counter(errors).items())
 
 
 def _print_pass(found: Pass) -> None:
@@ -167,6 +223,10 @@ def _print_pass(found: Pass) -> None:
                     f"{tally[f'{row} sure wrong']:>12}"
                 )
         print()
+    print("cubes read wrong, pictures other than set-up drops:")
+    for error, times in sorted(found.errors.items(), key=lambda item: (-item[1], item[0])):
+        print(f"{times:>6}  {error}")
+    print()
 
 
 def _print_nudged(found: Pass, nudged: list[Pass], failures: bool) -> None:
