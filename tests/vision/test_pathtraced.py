@@ -4,11 +4,14 @@
   light hidden from the wall's face beside them.
 - `pathtraced_low_lamp` (seed 4): a plain magenta floor, the lamp 37 degrees above it, one
   white cube in each drop.
+- `pathtraced_shade_on_shade` (seed 104): pink and white checks; a brown cube lies in the
+  green cube's shadow.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,7 @@ from companion.vision.detect import cast_offset
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "vision"
 WALL = FIXTURES / "pathtraced_wall"
 LOW_LAMP = FIXTURES / "pathtraced_low_lamp"
+SHADE_ON_SHADE = FIXTURES / "pathtraced_shade_on_shade"
 
 
 def _calibrated(folder: Path) -> Profile:
@@ -76,3 +80,22 @@ def test_the_edge_of_a_long_shadow_is_no_faint_outline(low_lamp_profile: Profile
     assert reading.counts == _truth(LOW_LAMP, "drop02.jpg")
     assert reading.reasons == []
     assert reading.confident
+
+
+def test_a_brown_cube_in_another_cubes_shadow_is_found_by_its_own_shadow() -> None:
+    # The brown cube lies where the green cube throws its shadow, and is itself shade to the
+    # shadow test: the green's cast zone took all its evidence away and it was missed. Its
+    # own shadow, beyond the green's, still shows; back along the light from it the picture
+    # is shade that fits brown closely (`detect.DARK_CASTER_D2`).
+    profile = _calibrated(SHADE_ON_SHADE)
+    reading = read_tray(load_image(SHADE_ON_SHADE / "drop04.jpg"), profile)
+    assert reading.counts == _truth(SHADE_ON_SHADE, "drop04.jpg")
+    # It is counted where it lies (cube tops here are about 22 pixels wide), and the reading
+    # says how it was seen.
+    truth = json.loads((SHADE_ON_SHADE / "truth.json").read_text())["drop04.jpg"]["cubes"]
+    in_shadow = next(c for c in truth if c["colour"] == "brown" and c["y"] < 330)
+    by_shadow = [c for c in reading.cubes if c.colour is Colour.BROWN and c.confidence == 0.0]
+    assert len(by_shadow) == 1
+    assert math.dist((by_shadow[0].x, by_shadow[0].y), (in_shadow["x"], in_shadow["y"])) < 11
+    assert doubt.SEEN_BY_SHADOW.format(colour="brown") in reading.reasons
+    assert not reading.confident
