@@ -38,10 +38,10 @@ def match(truth: Sequence[Point], found: Sequence[Point], side: float) -> Matchi
     first, each at most once and within SAME_CUBE sides."""
     reach = SAME_CUBE * side
     candidates = sorted(
-        (math.dist(t, f), ti, fi)
+        (distance, ti, fi)
         for ti, t in enumerate(truth)
         for fi, f in enumerate(found)
-        if math.dist(t, f) <= reach
+        if (distance := math.dist(t, f)) <= reach
     )
     pairs: list[tuple[int, int]] = []
     used_true: set[int] = set()
