@@ -226,6 +226,18 @@ NOT_SHADE = 20.0
 # peaks the other tests took for cast shadows on rendered trays (7 seeds), the 22 shadows
 # filled 0.47-0.83 of their box, the 5 real cubes (dark ones beside another) 0.96-1.00.
 NOT_CAST_FILL = 0.9
+# A peak in the very colour of the floor in shade (within FLOOR_IN_SHADE_GAP of it,
+# `shade_gap`) that barely fills its box (under WEAK_SHADE_FILL) is shade, whichever cube
+# cast it: a turned cube's shadow reaches further across its line than CAST_ACROSS allows,
+# and on print of a cube's hue (blue print in shade is a blue cube's colour) it passes for
+# that cube. A cube of the print's hue fills its box: on path-traced A and B the real cubes
+# so close to the floor's shade filled 0.74 of it and more, but for a brown read as green.
+# Black is left out: any floor in deep shade is black's colour, so the gap tells nothing.
+# (A and B, as found and 3 nudged passes: 10 fewer wrong passes and none more; a gap of 4
+# or 5 read a set-up drop wrong once more.)
+WEAK_SHADE_FILL = 0.6
+FLOOR_IN_SHADE_GAP = 3.0
+_BLACK = COLOURS.index(Colour.BLACK)
 # Half the side (cube sides) of the square a found cube explains.
 REACH = 0.6
 # A weak peak closer than this (working sides; touching tops lie 0.83 apart) to a cube of
@@ -909,7 +921,9 @@ def without_cast_shadows(
     shadow on a wall lit by the sky) it can pass for a dark cube colour. It then lies where
     a found cube throws its shadow, and throws none itself: a real cube there darkens the
     floor one shadow offset further on, or something covers that spot. A colour far from
-    the floor's in shade is a cube even there (a brown cube beside a red one on red print).
+    the floor's in shade is a cube even there (a brown cube beside a red one on red print),
+    and one in that very colour that barely fills its box is shade wherever it lies (see
+    WEAK_SHADE_FILL).
     """
     length2 = offset[0] ** 2 + offset[1] ** 2
     length = float(np.sqrt(length2))
@@ -921,12 +935,15 @@ def without_cast_shadows(
         # (What the picture shows, not the colour's mean: on a floor darker than a black
         # cube, a shadow darker still passes for black in that colour's wide spread.) Nor is
         # a peak filled beyond what shade gives, or far from the floor's colour in shade.
+        gap = shade_gap(picture[y, x], floor[y, x])
         if (
             fill >= NOT_CAST_FILL
             or float(picture[y, x, 0]) >= float(floor[y, x, 0]) - SHADOW_DARKER
-            or shade_gap(picture[y, x], floor[y, x]) >= NOT_SHADE
+            or gap >= NOT_SHADE
         ):
             kept.append((colour, x, y, fill))
+            continue
+        if fill < WEAK_SHADE_FILL and gap < FLOOR_IN_SHADE_GAP and colour != _BLACK:
             continue
         # Lying along another peak's shadow offset from it, and close across it.
         cast_by_other = any(

@@ -439,6 +439,31 @@ def test_a_dark_cube_where_a_shadow_falls_stays_when_its_colour_is_no_shade_of_t
     assert without_cast_shadows(found, offset, SIDE, picture, floor, changed) == [found[0]]
 
 
+def test_a_weak_peak_in_the_colour_of_the_floor_in_shade_is_shade_wherever_it_lies() -> None:
+    # Blue print (L 50, a 10, b -40); a red cube at (40, 40) whose shadow falls 10 pixels up.
+    # A blue peak lies a whole side to the left, further across that shadow's line than a
+    # peak it casts may lie, in the print's very colour in shade (L 30).
+    offset = (0.0, -10.0)
+    floor = np.dstack([np.full((80, 80), v, np.float32) for v in (50.0, 10.0, -40.0)])
+    picture = floor.copy()
+    picture[34:47, 34:47] = (45.0, 60.0, 45.0)  # the red cube
+    factor = (30.0 + 16.0) / (50.0 + 16.0)
+    picture[25:36, 23:34] = (30.0, 10.0 * factor, -40.0 * factor)  # the print in shade
+    changed = np.zeros((80, 80), np.bool_)
+    changed[34:47, 34:47] = True
+    changed[25:36, 23:34] = True
+    weak = [(2, 40, 40, 1.0), (0, 28, 30, 0.5)]
+    assert without_cast_shadows(weak, offset, SIDE, picture, floor, changed) == [weak[0]]
+    # Filling its box as a cube does, it stays; so does a weak black one, black being any
+    # floor's colour in deep shade; and so does a weak one in a colour off the print's shade.
+    filled = [weak[0], (0, 28, 30, 0.8)]
+    assert without_cast_shadows(filled, offset, SIDE, picture, floor, changed) == filled
+    black = [weak[0], (1, 28, 30, 0.5)]
+    assert without_cast_shadows(black, offset, SIDE, picture, floor, changed) == black
+    picture[25:36, 23:34] = (30.0, 12.0, -20.0)  # a blue cube, duller than the print
+    assert without_cast_shadows(weak, offset, SIDE, picture, floor, changed) == weak
+
+
 def test_a_peak_on_the_arm_of_a_cubes_l_shaped_shadow_is_dropped_too() -> None:
     # The lamp throws shadows 4 pixels left and 6 up (cube side 12): the blue cube at (40, 40)
     # darkens an L-shaped band along its left and top sides. Noise keeps the band from
