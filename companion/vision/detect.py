@@ -233,8 +233,9 @@ NOT_CAST_FILL = 0.9
 # that cube. A cube of the print's hue fills its box: on path-traced A and B the real cubes
 # so close to the floor's shade filled 0.74 of it and more, but for a brown read as green.
 # Black is left out: any floor in deep shade is black's colour, so the gap tells nothing.
-# (A and B, as found and 3 nudged passes: 10 fewer wrong passes and none more; a gap of 4
-# or 5 read a set-up drop wrong once more.)
+# (Like the cast-shadow test, it runs only where the light throws shadows clear of the
+# cubes, `cast_offset`. A and B, as found and 3 nudged passes: 10 fewer wrong passes and
+# none more; with black not left out, a gap of 4 or 5 read a set-up drop wrong once more.)
 WEAK_SHADE_FILL = 0.6
 FLOOR_IN_SHADE_GAP = 3.0
 _BLACK = COLOURS.index(Colour.BLACK)
