@@ -532,7 +532,8 @@ def _count_own_pictures(profile: Profile, per_colour: Mapping[Colour, BGRImage])
     counted: Counted = {}
     for colour in COLOURS:
         comparison = compare(profile.view.warp(per_colour[colour]), prepared.reference)
-        counted[colour] = (comparison, find_cubes(comparison, profile).cubes)
+        # (The cube areas are measured from these counts: not yet known to weigh by.)
+        counted[colour] = (comparison, find_cubes(comparison, profile, areas_measured=False).cubes)
     return counted
 
 

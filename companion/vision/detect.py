@@ -146,6 +146,14 @@ SINGLE_FILL = 0.7
 SINGLE_MIN_PIXELS = 12
 # A patch whose evidence falls this many cubes' worth short of the cubes found in it.
 SHORT_CUBES = 0.45
+# Two peaks of one colour closer than SPLIT_APART cube sides, in a patch whose evidence
+# falls SPLIT_SHORT cubes' worth short of the cubes found in it, are one cube found twice
+# (see `without_split_cubes`). On path-traced A and B (pictures other than set-up drops) the
+# pairs under a side apart in patches short by 0.63 and more were all one cube found twice
+# (7 patches); two real cubes that close were short by 0.37 at most.
+SPLIT_APART = 1.0
+SPLIT_SHORT = 0.5
+SPLIT_ASPECT = 1.5
 # Evidence at least this strong makes up a colour's patches.
 PATCH_EVIDENCE = 0.3
 # Shadow beyond this many lying cubes' worth (on top of the cubes found) means a stack.
@@ -689,8 +697,18 @@ def cast_offset(profile: Profile) -> tuple[float, float] | None:
     return offset
 
 
-def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_debug) -> Detection:
-    """The cubes in a compared view, one by one, and the doubts about them."""
+def find_cubes(
+    comparison: Comparison,
+    profile: Profile,
+    debug: DebugSink = no_debug,
+    areas_measured: bool = True,
+) -> Detection:
+    """The cubes in a compared view, one by one, and the doubts about them.
+
+    `areas_measured`: whether the profile's cube areas are the evidence counting sees (see
+    `calibrate`); until they are, no cube is taken for one found twice (`without_split_cubes`
+    weighs the evidence against them).
+    """
     prepared = profile.prepared()
     side = profile.cube_side * WORKING_SIDE
     seen = profile_evidence(comparison, profile)
@@ -766,6 +784,9 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     cubes += off
     # (Each colour's patches serve the cubes left over here and the doubts below.)
     patches = [evidence_patches(plane) for plane in seen.maps]
+    split: list[Found] = []
+    if areas_measured:
+        cubes, split = without_split_cubes(cubes, patches, prepared.areas, profile.cube_side)
     cubes += left_over_cubes(patches, cubes, comparison, prepared, allowed)
     # What one found cube accounts for in a region's area: the square its colour covers, and
     # for a lone cube all it changes (never less than that square; 0 in older profiles).
@@ -812,6 +833,9 @@ def find_cubes(comparison: Comparison, profile: Profile, debug: DebugSink = no_d
     # one beside it hides.
     for cube in shaded + faces + strips:
         doubts.append(doubt.PARTLY_HIDDEN.format(colour=COLOURS[cube.colour].value))
+    # A cube taken for one found twice may be the second of two lying close.
+    for cube in split:
+        doubts.append(doubt.TWO_AS_ONE.format(colour=COLOURS[cube.colour].value))
     if thin:
         doubts.append(doubt.DARK_PATCH)
     for cube in implied:
@@ -1208,9 +1232,14 @@ def looks_single(points: NDArray[np.float32]) -> bool:
     cubes side by side: its enclosing box is nearly square and mostly filled."""
     (_, _), (w, h), _ = cv2.minAreaRect(points)
     w, h = max(w, 1.0), max(h, 1.0)
-    aspect = max(w, h) / min(w, h)
     fill = len(points) / (w * h)
-    return aspect <= SINGLE_ASPECT and fill >= SINGLE_FILL
+    return _aspect(points) <= SINGLE_ASPECT and fill >= SINGLE_FILL
+
+
+def _aspect(points: NDArray[np.float32]) -> float:
+    """Longest over shortest side of the smallest box around pixels (N x 2, x y)."""
+    (_, _), (w, h), _ = cv2.minAreaRect(points)
+    return max(w, h, 1.0) / max(min(w, h), 1.0)
 
 
 def _one_cube_looks_like_two(plane: NDArray[np.float32], cubes: list[Found], index: int) -> bool:
@@ -1324,14 +1353,61 @@ def patch_masses(
     evidence, and how many of `cubes` (found cubes of that colour) lie in it."""
     if patches is None:
         return np.zeros(0, np.float64), np.zeros(0, np.int64)
+    found = np.bincount(patch_labels(patches, cubes), minlength=len(patches.mass))
+    return patches.mass[1:], found[1:].astype(np.int64)
+
+
+def patch_labels(patches: Patches, cubes: list[Found]) -> NDArray[np.int64]:
+    """The patch each of `cubes` lies in (see `Patches.labels`; 0: in none)."""
     top, left = patches.box[0].start, patches.box[1].start
-    found = np.zeros(len(patches.mass), np.int64)
     height, width = patches.labels.shape
-    for cube in cubes:
+    labels = np.zeros(len(cubes), np.int64)
+    for number, cube in enumerate(cubes):
         y, x = int(cube.y) - top, int(cube.x) - left
         if 0 <= y < height and 0 <= x < width:
-            found[patches.labels[y, x]] += 1
-    return patches.mass[1:], found[1:]
+            labels[number] = patches.labels[y, x]
+    return labels
+
+
+def without_split_cubes(
+    cubes: list[Found], patches: list[Patches | None], areas: NDArray[np.float64], cube_side: float
+) -> tuple[list[Found], list[Found]]:
+    """The cubes less those found twice, and the ones taken out.
+
+    One cube can give two peaks of its colour about a side apart, as far apart as two
+    touching cubes: its top and a side face the camera sees, or halves of its top split by
+    a shadow or a highlight. Two touching cubes fill their patch of evidence with two cubes'
+    worth (each its colour's `areas` entry); one found twice, with little more than one.
+    So where a patch falls SPLIT_SHORT cubes' worth short of the cubes found in it, the
+    closest pair, nearer than SPLIT_APART, is one cube: the weaker peak goes.
+    """
+    taken: list[Found] = []
+    for index, own in enumerate(patches):
+        mine = [cube for cube in cubes if cube.colour == index]
+        if own is None or len(mine) < 2:
+            continue
+        labels = patch_labels(own, mine)
+        for label in set(labels[labels > 0].tolist()):
+            group = [cube for cube, at in zip(mine, labels, strict=True) if at == label]
+            worth = float(own.mass[label]) / float(areas[index])
+            rows, columns = np.nonzero(own.labels == label)
+            points = np.stack([columns + own.box[1].start, rows + own.box[0].start], axis=1)
+            while len(group) >= 2 and len(group) - worth >= SPLIT_SHORT:
+                first, second = min(
+                    ((a, b) for n, a in enumerate(group) for b in group[n + 1 :]),
+                    key=lambda pair: math.hypot(pair[0].x - pair[1].x, pair[0].y - pair[1].y),
+                )
+                if math.hypot(first.x - second.x, first.y - second.y) >= SPLIT_APART * cube_side:
+                    break
+                # Two cubes side by side make an oblong; one found twice, a square.
+                middle = ((first.x + second.x) / 2, (first.y + second.y) / 2)
+                around = points[np.hypot(*(points - middle).T) <= cube_side]
+                if _aspect(around.astype(np.float32)) > SPLIT_ASPECT:
+                    break
+                weaker = min(first, second, key=lambda c: (c.fill, c.margin))
+                group.remove(weaker)
+                taken.append(weaker)
+    return [cube for cube in cubes if all(cube is not t for t in taken)], taken
 
 
 def _long_shadows(cubes: list[Found], seen: Evidence, shadow_area: float) -> list[str]:
@@ -1401,12 +1477,14 @@ def area_doubts(
 __all__ = [
     "Detection",
     "Found",
+    "Patches",
     "area_doubts",
     "evidence_patches",
     "faint_outline_near",
     "find_cubes",
     "left_over_cubes",
     "lone_shade",
+    "patch_labels",
     "patch_masses",
     "profile_evidence",
     "region_counts",
@@ -1414,5 +1492,6 @@ __all__ = [
     "shadow_casters",
     "unexplained_doubts",
     "without_cast_shadows",
+    "without_split_cubes",
     "without_thin_dark",
 ]

@@ -15,9 +15,11 @@ from companion.vision.colours import LOOSE_SLACK, distances2, seen_at_limit, sha
 from companion.vision.detect import (
     SIDE_GAP,
     Found,
+    Patches,
     area_doubts,
     at_foot_shade,
     covered_print,
+    evidence_patches,
     lone_shade,
     select,
     shadow_casters,
@@ -25,6 +27,7 @@ from companion.vision.detect import (
     unexplained_doubts,
     without_cast_shadows,
     without_side_faces,
+    without_split_cubes,
     without_thin_dark,
     without_wall_strips,
 )
@@ -667,3 +670,27 @@ def test_a_thin_dark_peak_beside_a_cube_is_shade_unless_dark_cube_fills_its_box(
     like_floor = changed.copy()
     like_floor[:, 29:33] = False
     assert without_thin_dark([top, thin], maps, like_floor, SIDE) == ([top, thin], [])
+
+
+def _one_patch(width: int, strength: float, height: int = int(SIDE)) -> list[Patches | None]:
+    """Blue evidence of `strength` over one patch `width` by `height` at (10, 10); the other
+    colours have none."""
+    plane = np.zeros((40, 60), np.float32)
+    plane[10 : 10 + height, 10 : 10 + width] = strength
+    return [evidence_patches(plane), *[None] * (len(COLOURS) - 1)]
+
+
+def test_one_cube_found_twice_is_one_but_two_short_of_evidence_side_by_side_stay_two() -> None:
+    # One cube's worth of evidence is a side squared; peaks 0.9 sides apart.
+    areas = np.full(len(COLOURS), SIDE * SIDE)
+    pair = [Found(0, 13.0, 16.0, 1.0, 5.0, 1), Found(0, 23.8, 16.0, 0.7, 5.0, 1)]
+    # A square patch, 1.2 cubes' worth: one cube (its top and a side face); the weaker peak goes.
+    kept, taken = without_split_cubes(pair, _one_patch(14, 1.0), areas, SIDE)
+    assert (kept, taken) == ([pair[0]], [pair[1]])
+    # As much evidence in an oblong two sides long (two cubes, half in shade): both stay.
+    assert without_split_cubes(pair, _one_patch(24, 0.6), areas, SIDE) == (pair, [])
+    # 1.75 cubes' worth in the square (two cubes, one leaning on the other): both stay.
+    assert without_split_cubes(pair, _one_patch(14, 1.5), areas, SIDE) == (pair, [])
+    # Peaks a side and a half apart are never one cube, even in a square patch short of two.
+    apart = [pair[0], Found(0, 31.0, 16.0, 0.7, 5.0, 1)]
+    assert without_split_cubes(apart, _one_patch(22, 0.3, 20), areas, SIDE) == (apart, [])
