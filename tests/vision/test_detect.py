@@ -18,6 +18,7 @@ from companion.vision.detect import (
     Patches,
     area_doubts,
     at_foot_shade,
+    at_neighbours_edge,
     covered_print,
     evidence_patches,
     lone_shade,
@@ -569,6 +570,35 @@ def test_a_weak_peak_beside_a_cube_in_that_cube_s_colour_in_shade_is_its_side_fa
     assert without_side_faces([top, filled], [lit, shade], SIDE, None) == ([top, filled], [])
     touching = Found(black, 48.0, 40.0, 0.5, 1.0, white)
     assert without_side_faces([top, touching], [lit, shade], SIDE, None) == ([top, touching], [])
+
+
+def test_a_weak_peak_in_a_blend_of_a_neighbour_and_the_floor_is_that_neighbour_s_edge() -> None:
+    # A yellow cube (L 62, a 2, b 48) at (38, 40) on purple print (L 45, a 30, b -35), cube
+    # side 12. Their blend half way, (53.5, 16, 6.5), is reddish: a red peak there, 8 pixels
+    # off (closer than touching tops), filling 0.7 of its box, is the yellow's blurred edge.
+    yellow, red = COLOURS.index(Colour.YELLOW), COLOURS.index(Colour.RED)
+    cube = np.array([62.0, 2.0, 48.0], np.float32)
+    purple = np.array([45.0, 30.0, -35.0], np.float32)
+    blend = (0.5 * (cube + purple)).astype(np.float32)
+    top = Found(yellow, 38.0, 40.0, 1.0, 5.0, red)
+    edge = Found(red, 46.0, 40.0, 0.7, 1.0, yellow)
+    assert at_neighbours_edge([top, edge], [cube, blend], [None, purple], SIDE) == [False, True]
+    # A red cube lying there is red, off that blend (its box filled as the edge's was).
+    own = np.array([45.0, 45.0, 30.0], np.float32)
+    assert at_neighbours_edge([top, edge], [cube, own], [None, purple], SIDE) == [False, False]
+    # The blend again: where a touching cube's top would lie, or filling its box too well to
+    # be an edge (no floor looked up), it is a cube of its own.
+    touching = Found(red, 48.0, 40.0, 0.7, 1.0, yellow)
+    assert at_neighbours_edge([top, touching], [cube, blend], [None, purple], SIDE) == [
+        False,
+        False,
+    ]
+    assert at_neighbours_edge([top, edge], [cube, blend], [None, None], SIDE) == [False, False]
+    # On a light floor white lies at the floor's end of every blend: a white peak is kept.
+    grey = np.array([80.0, 0.0, 3.0], np.float32)
+    white = Found(COLOURS.index(Colour.WHITE), 46.0, 40.0, 0.7, 1.0, yellow)
+    light = (0.9 * grey + 0.1 * cube).astype(np.float32)
+    assert at_neighbours_edge([top, white], [cube, light], [None, grey], SIDE) == [False, False]
 
 
 def test_a_weak_peak_beside_a_cube_coloured_nearer_the_floor_than_its_model_is_shade() -> None:
