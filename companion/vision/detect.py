@@ -152,8 +152,10 @@ SHORT_CUBES = 0.45
 # Two peaks of one colour closer than SPLIT_APART cube sides, in a patch whose evidence
 # falls SPLIT_SHORT cubes' worth short of the cubes found in it, are one cube found twice
 # (see `without_split_cubes`). On path-traced A and B (pictures other than set-up drops) the
-# pairs under a side apart in patches short by 0.63 and more were all one cube found twice
-# (7 patches); two real cubes that close were short by 0.37 at most.
+# pairs under a side apart in patches short by 0.63 and more (8 patches) were each one cube
+# found twice or a phantom; two real cubes that close were short by 0.37 at most. Round the
+# pair, such a patch is one square: at most SPLIT_ASPECT times as long as wide (two yellow
+# cubes face to face on yellow print, in A 011, were 1.4 cubes' worth but 1.7 to 1.9).
 SPLIT_APART = 1.0
 SPLIT_SHORT = 0.5
 SPLIT_ASPECT = 1.5
@@ -1299,16 +1301,16 @@ def _left_over(
 def looks_single(points: NDArray[np.float32]) -> bool:
     """Whether a region's pixels (N x 2, x y) form one compact square-ish shape, not two
     cubes side by side: its enclosing box is nearly square and mostly filled."""
+    aspect, fill = _box_shape(points)
+    return aspect <= SINGLE_ASPECT and fill >= SINGLE_FILL
+
+
+def _box_shape(points: NDArray[np.float32]) -> tuple[float, float]:
+    """Of the smallest (turned) box around pixels (N x 2, x y): its longest over its shortest
+    side, and the share of it they fill (sides of at least a pixel)."""
     (_, _), (w, h), _ = cv2.minAreaRect(points)
     w, h = max(w, 1.0), max(h, 1.0)
-    fill = len(points) / (w * h)
-    return _aspect(points) <= SINGLE_ASPECT and fill >= SINGLE_FILL
-
-
-def _aspect(points: NDArray[np.float32]) -> float:
-    """Longest over shortest side of the smallest box around pixels (N x 2, x y)."""
-    (_, _), (w, h), _ = cv2.minAreaRect(points)
-    return max(w, h, 1.0) / max(min(w, h), 1.0)
+    return max(w, h) / min(w, h), len(points) / (w * h)
 
 
 def _one_cube_looks_like_two(plane: NDArray[np.float32], cubes: list[Found], index: int) -> bool:
@@ -1444,11 +1446,11 @@ def without_split_cubes(
     """The cubes less those found twice, and the ones taken out.
 
     One cube can give two peaks of its colour about a side apart, as far apart as two
-    touching cubes: its top and a side face the camera sees, or halves of its top split by
-    a shadow or a highlight. Two touching cubes fill their patch of evidence with two cubes'
-    worth (each its colour's `areas` entry); one found twice, with little more than one.
-    So where a patch falls SPLIT_SHORT cubes' worth short of the cubes found in it, the
-    closest pair, nearer than SPLIT_APART, is one cube: the weaker peak goes.
+    touching cubes: its top and a side face the camera sees, one lit and one in shade. Two
+    touching cubes fill their patch of evidence with two cubes' worth (each its colour's
+    `areas` entry) in an oblong; one found twice, little more than one in a square. So where
+    a patch falls SPLIT_SHORT cubes' worth short of the cubes found in it, the closest pair,
+    nearer than SPLIT_APART and square round it, is one cube: the weaker peak goes.
     """
     taken: list[Found] = []
     for index, own in enumerate(patches):
@@ -1471,7 +1473,7 @@ def without_split_cubes(
                 # Two cubes side by side make an oblong; one found twice, a square.
                 middle = ((first.x + second.x) / 2, (first.y + second.y) / 2)
                 around = points[np.hypot(*(points - middle).T) <= cube_side]
-                if _aspect(around.astype(np.float32)) > SPLIT_ASPECT:
+                if _box_shape(around.astype(np.float32))[0] > SPLIT_ASPECT:
                     break
                 weaker = min(first, second, key=lambda c: (c.fill, c.margin))
                 group.remove(weaker)
