@@ -1461,6 +1461,9 @@ def without_split_cubes(
         for label in set(labels[labels > 0].tolist()):
             group = [cube for cube, at in zip(mine, labels, strict=True) if at == label]
             worth = float(own.mass[label]) / float(areas[index])
+            # (Most patches hold one cube, or as much evidence as cubes: no shape needed.)
+            if len(group) < 2 or len(group) - worth < SPLIT_SHORT:
+                continue
             rows, columns = np.nonzero(own.labels == label)
             points = np.stack([columns + own.box[1].start, rows + own.box[0].start], axis=1)
             while len(group) >= 2 and len(group) - worth >= SPLIT_SHORT:
