@@ -87,6 +87,10 @@ SURE_FILL = 0.6
 # of its own colour leaves much of its box looking like the floor. On path-traced trays
 # lone black cubes fill 0.99 of their box (median; 5% under 0.67), and the blacks counted
 # where none lay 0.61. See benchmarks/pathtraced/README.md for what it changed.
+# Where the light throws shadows clear of the cubes, a thin dark peak whose own shadow lies
+# found beside it (a peak in the floor's colour in shade, one offset on) is a cube: its
+# shade neighbour is what is not. A brown in the lamp's low light fills its box as little as
+# shade does; on path-traced A it was taken while its shadow stayed as a red or green cube.
 DARK_FILL = 0.65
 DARK_UNION = 0.8
 DARK_CHANGED = 0.7
@@ -608,10 +612,15 @@ def without_thin_dark(
     maps: NDArray[np.float32],
     changed: Mask,
     side: float,
+    light: tuple[tuple[float, float], FloatImage, FloatImage] | None = None,
 ) -> tuple[list[tuple[int, int, int, float]], list[tuple[int, int, int, float]]]:
     """The peaks (colour index, x, y, fill) less those of a dull dark colour beside another
     peak whose box is too thinly that colour and too much `changed` to be more than shade
-    (see DARK_FILL), and those peaks."""
+    (see DARK_FILL), and those peaks.
+
+    `light`: where a cube's shadow lies from it (`cast_offset`), the view and the empty
+    tray in Lab; with it, a thin peak that throws a shadow found as a peak is a cube (see
+    `_casts_a_found_shadow`)."""
     kept: list[tuple[int, int, int, float]] = []
     thin: list[tuple[int, int, int, float]] = []
     half = _odd(BOX * side) // 2
@@ -631,8 +640,31 @@ def without_thin_dark(
         box = square_around(x, y, half)
         dark = float(np.mean(sum(maps[k][box] for k in SHADE_LIKE)))
         shade = dark < DARK_UNION and float(np.mean(changed[box])) >= DARK_CHANGED
+        if shade and light is not None:
+            shade = not _casts_a_found_shadow(peak, found, side, *light)
         (thin if shade else kept).append(peak)
     return kept, thin
+
+
+def _casts_a_found_shadow(
+    peak: tuple[int, int, int, float],
+    found: list[tuple[int, int, int, float]],
+    side: float,
+    offset: tuple[float, float],
+    picture: FloatImage,
+    floor: FloatImage,
+) -> bool:
+    """Whether a peak that can be a shadow (`_gap_as_shade`) lies where `peak` throws its
+    shadow, and `peak` itself lies in no other peak's shadow: then `peak` is the cube and the
+    other its shadow, not the other way round."""
+    spot = (peak[1], peak[2])
+    others = [other for other in found if other is not peak]
+    casts = any(
+        _in_shadow_of(spot, (other[1], other[2]), offset, side)
+        and _gap_as_shade(other, picture, floor) is not None
+        for other in others
+    )
+    return casts and not any(_in_shadow_of((x, y), spot, offset, side) for _, x, y, _ in others)
 
 
 def without_side_faces(
@@ -797,7 +829,8 @@ def find_cubes(
         found = [(present[k], x + left, y + top, fill) for k, x, y, fill in picked]
     offset = cast_offset(profile)
     changed = seen.foreground | seen.shadow
-    found, thin = without_thin_dark(found, seen.maps, changed, side)
+    light = None if offset is None else (offset, comparison.lab, prepared.reference.lab)
+    found, thin = without_thin_dark(found, seen.maps, changed, side, light)
     if offset is not None:
         found = without_cast_shadows(
             found, offset, side, comparison.lab, prepared.reference.lab, changed
@@ -1021,32 +1054,18 @@ def without_cast_shadows(
     and one in that very colour that barely fills its box is shade wherever it lies (see
     WEAK_SHADE_FILL).
     """
-    length2 = offset[0] ** 2 + offset[1] ** 2
-    length = float(np.sqrt(length2))
     height, width = changed.shape
     half = max(1, round(OWN_SHADOW_BOX * side / 2))
     kept: list[tuple[int, int, int, float]] = []
     for number, (colour, x, y, fill) in enumerate(found):
-        # A shadow only darkens the floor: a peak no darker than the floor there is none.
-        # (What the picture shows, not the colour's mean: on a floor darker than a black
-        # cube, a shadow darker still passes for black in that colour's wide spread.) Nor is
-        # a peak filled beyond what shade gives, or far from the floor's colour in shade.
-        gap = shade_gap(picture[y, x], floor[y, x])
-        if (
-            fill >= NOT_CAST_FILL
-            or float(picture[y, x, 0]) >= float(floor[y, x, 0]) - SHADOW_DARKER
-            or gap >= NOT_SHADE
-        ):
+        gap = _gap_as_shade((colour, x, y, fill), picture, floor)
+        if gap is None:
             kept.append((colour, x, y, fill))
             continue
         if fill < WEAK_SHADE_FILL and gap < FLOOR_IN_SHADE_GAP and colour != _BLACK:
             continue
-        # Lying along another peak's shadow offset from it, and close across it.
         cast_by_other = any(
-            CAST_ALONG[0]
-            <= ((x - ox) * offset[0] + (y - oy) * offset[1]) / length2
-            <= CAST_ALONG[1]
-            and abs((x - ox) * offset[1] - (y - oy) * offset[0]) <= CAST_ACROSS * side * length
+            _in_shadow_of((ox, oy), (x, y), offset, side)
             for other, (_, ox, oy, _) in enumerate(found)
             if other != number
         )
@@ -1058,6 +1077,39 @@ def without_cast_shadows(
         if float(changed[box].mean()) >= OWN_SHADOW_SHARE:
             kept.append((colour, x, y, fill))
     return kept
+
+
+def _gap_as_shade(
+    peak: tuple[int, int, int, float], picture: FloatImage, floor: FloatImage
+) -> float | None:
+    """How far the peak's colour lies from the floor's in shade (`shade_gap`), or None when
+    it can be no shadow: a shadow only darkens the floor, so a peak no darker than the floor
+    there is none (what the picture shows, not the colour's mean: on a floor darker than a
+    black cube, a shadow darker still passes for black in that colour's wide spread); nor is
+    a peak filled beyond what shade gives, or far from the floor's colour in shade."""
+    _, x, y, fill = peak
+    gap = shade_gap(picture[y, x], floor[y, x])
+    if (
+        fill >= NOT_CAST_FILL
+        or float(picture[y, x, 0]) >= float(floor[y, x, 0]) - SHADOW_DARKER
+        or gap >= NOT_SHADE
+    ):
+        return None
+    return gap
+
+
+def _in_shadow_of(
+    caster: tuple[float, float], spot: tuple[float, float], offset: tuple[float, float], side: float
+) -> bool:
+    """Whether `spot` lies where a cube at `caster` throws its shadow: along its shadow offset
+    from it, and close across it (see CAST_ALONG)."""
+    dx, dy = spot[0] - caster[0], spot[1] - caster[1]
+    length2 = offset[0] ** 2 + offset[1] ** 2
+    along = (dx * offset[0] + dy * offset[1]) / length2
+    across = abs(dx * offset[1] - dy * offset[0])
+    return CAST_ALONG[0] <= along <= CAST_ALONG[1] and across <= CAST_ACROSS * side * math.sqrt(
+        length2
+    )
 
 
 def lone_shade(

@@ -702,6 +702,33 @@ def test_a_thin_dark_peak_beside_a_cube_is_shade_unless_dark_cube_fills_its_box(
     assert without_thin_dark([top, thin], maps, like_floor, SIDE) == ([top, thin], [])
 
 
+def test_a_thin_dark_peak_that_throws_a_found_shadow_is_the_cube_and_not_its_shade() -> None:
+    # A lamp throws shadows 10 pixels up (cube side 12). A brown peak at (32, 30) whose box
+    # brown evidence only half fills, and where its shadow falls a weak red peak in the grey
+    # floor's own shade: the brown casts that shadow, so it is the cube. With no light known,
+    # it is thin shade beside a peak as before; so it is when the peak above is lighter than
+    # the floor (no shadow), and when the brown lies in a white cube's shadow itself.
+    white, brown, red = (COLOURS.index(c) for c in (Colour.WHITE, Colour.BROWN, Colour.RED))
+    maps = np.zeros((len(COLOURS), 60, 80), np.float32)
+    maps[brown, 20:40, 32:40] = 1.0  # the right half of the peak's box only
+    changed = np.zeros((60, 80), np.bool_)
+    changed[14:40, 26:40] = True
+    floor = np.full((60, 80), 50.0, np.float32)
+    lightness = floor.copy()
+    lightness[14:34, 26:39] = 30.0  # the brown cube and its shadow above it
+    light = ((0.0, -10.0), _grey(lightness), _grey(floor))
+    thin = (brown, 32, 30, 0.5)
+    found = [thin, (red, 32, 20, 0.5)]
+    assert without_thin_dark(found, maps, changed, SIDE, light) == (found, [])
+    assert without_thin_dark(found, maps, changed, SIDE) == ([found[1]], [thin])
+    lit = lightness.copy()
+    lit[14:26, 26:39] = 70.0
+    lit_light = ((0.0, -10.0), _grey(lit), _grey(floor))
+    assert without_thin_dark(found, maps, changed, SIDE, lit_light) == ([found[1]], [thin])
+    below = [*found, (white, 32, 40, 1.0)]
+    assert without_thin_dark(below, maps, changed, SIDE, light)[1] == [thin]
+
+
 def _one_patch(width: int, strength: float, height: int = int(SIDE)) -> list[Patches | None]:
     """Blue evidence of `strength` over one patch `width` by `height` at (10, 10); the other
     colours have none."""
