@@ -1106,10 +1106,9 @@ def _in_shadow_of(
     dx, dy = spot[0] - caster[0], spot[1] - caster[1]
     length2 = offset[0] ** 2 + offset[1] ** 2
     along = (dx * offset[0] + dy * offset[1]) / length2
-    across = abs(dx * offset[1] - dy * offset[0])
-    return CAST_ALONG[0] <= along <= CAST_ALONG[1] and across <= CAST_ACROSS * side * math.sqrt(
-        length2
-    )
+    # (The cross product is the distance off the line times the offset's length.)
+    across = abs(dx * offset[1] - dy * offset[0]) / math.sqrt(length2)
+    return CAST_ALONG[0] <= along <= CAST_ALONG[1] and across <= CAST_ACROSS * side
 
 
 def lone_shade(
