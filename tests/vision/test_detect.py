@@ -27,6 +27,7 @@ from companion.vision.detect import (
     toward_model,
     unexplained_doubts,
     without_cast_shadows,
+    without_close_shade,
     without_side_faces,
     without_split_cubes,
     without_thin_dark,
@@ -727,6 +728,33 @@ def test_a_thin_dark_peak_that_throws_a_found_shadow_is_the_cube_and_not_its_sha
     assert without_thin_dark(found, maps, changed, SIDE, lit_light) == ([found[1]], [thin])
     below = [*found, (white, 32, 40, 1.0)]
     assert without_thin_dark(below, maps, changed, SIDE, light)[1] == [thin]
+
+
+def test_a_thin_peak_closer_to_a_firmer_one_than_a_cube_can_lie_in_the_floors_shade_is_shade() -> (
+    None
+):
+    # Blue print (L 60). A black cube at (20, 30); two thirds of a side to its right a blue
+    # peak half filling its box, where the picture is the print in shade (the black's shadow
+    # on blue print): shade. A cube could lie there no closer than a side, would fill its box,
+    # and would show its own colour: each of those keeps the peak; so does being no darker
+    # than the floor, and having no firmer peak beside it.
+    black, blue = COLOURS.index(Colour.BLACK), COLOURS.index(Colour.BLUE)
+    floor = np.zeros((60, 80, 3), np.float32)
+    floor[:, :] = (60.0, -5.0, -40.0)
+    factor = (40.0 + 16.0) / (60.0 + 16.0)
+    shaded = floor.copy()
+    shaded[:, :] = (40.0, -5.0 * factor, -40.0 * factor)
+    cube = (black, 20, 30, 1.0)
+    thin = (blue, 28, 30, 0.5)
+    assert without_close_shade([cube, thin], SIDE, shaded, floor) == ([cube], [thin])
+    far = (blue, 31, 30, 0.5)
+    assert without_close_shade([cube, far], SIDE, shaded, floor)[1] == []
+    assert without_close_shade([cube, (blue, 28, 30, 0.7)], SIDE, shaded, floor)[1] == []
+    assert without_close_shade([(black, 20, 30, 0.5), thin], SIDE, shaded, floor)[1] == []
+    tinted = shaded.copy()
+    tinted[:, :, 1] += 14.0  # 14 off the print in shade: a colour of its own
+    assert without_close_shade([cube, thin], SIDE, tinted, floor)[1] == []
+    assert without_close_shade([cube, thin], SIDE, floor, floor)[1] == []
 
 
 def _one_patch(width: int, strength: float, height: int = int(SIDE)) -> list[Patches | None]:
