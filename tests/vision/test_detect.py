@@ -735,9 +735,9 @@ def test_a_thin_peak_closer_to_a_firmer_one_than_a_cube_can_lie_in_the_floors_sh
 ):
     # Blue print (L 60). A black cube at (20, 30); two thirds of a side to its right a blue
     # peak half filling its box, where the picture is the print in shade (the black's shadow
-    # on blue print): shade. A cube could lie there no closer than a side, would fill its box,
-    # and would show its own colour: each of those keeps the peak; so does being no darker
-    # than the floor, and having no firmer peak beside it.
+    # on blue print): shade. A cube beside the black would lie 0.83 sides off or more, fill
+    # its box, and show its own colour: each of those keeps the peak; so does being no
+    # darker than the floor, and having no firmer peak beside it.
     black, blue = COLOURS.index(Colour.BLACK), COLOURS.index(Colour.BLUE)
     floor = np.zeros((60, 80, 3), np.float32)
     floor[:, :] = (60.0, -5.0, -40.0)
