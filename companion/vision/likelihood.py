@@ -128,7 +128,9 @@ def evidence(
     ys, xs = np.nonzero(mask)
     maps[:, ys + box[0].start, xs + box[1].start] = values.T
     foreground[box][mask] = ~shadow_like | (best <= SHADOW_FIT_D2)
-    unexplained[box][mask] = ~explained & ~shadow_like
+    # A pixel only colours darker than the floor explain, yet lighter than the floor, is
+    # explained by none (a white cube in the wall's shade on a dark floor).
+    unexplained[box][mask] = (~explained | ~values.any(axis=1)) & ~shadow_like
     shadow[box][mask] = shadow_like
     return Evidence(maps, foreground, unexplained, shadow)
 

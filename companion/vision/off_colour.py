@@ -48,6 +48,16 @@ LIGHTER_BY = 8.0
 # cube: on rendered trays a white exposed darker than its calibration picture read (76, 13,
 # 18) against white's (74, -2, 19), d 7.3, and black's (22, 5, 9), d 8.4.
 LIGHTER_THAN_MODEL = 1.4
+# A cube in shade (the tray wall's, a neighbour's) keeps its colour but gets less light: its
+# L + 16, a and b shrink by one factor (see `colours.shade_gap`), down to what the room's
+# light alone gives. A white cube in the wall's shade on a darker floor then fits no model
+# as it is (its a and b spread is narrow, its L far off) while a wide model (red's, green's)
+# crowds it. So a colour lighter than the patch is also judged as shade would show it at
+# the patch's lightness, as long as that takes no deeper shade than this factor. (Path-traced
+# A and B, as found and 3 nudged passes: one wrong pass fewer, B 107 drop 4's white by the
+# wall, and none more, with the factor at 0.5, 0.6 or 0.75; rendered seeds 0 and 1 read as
+# before.)
+DEEPEST_SHADE = 0.6
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,7 @@ def off_colour_cubes(
         # Judged as the camera's clip shows the models when most of the patch is at the limit.
         at_limit = limit is not None and float(limit[box][patch].mean()) > 0.5
         d2 = distances2(colour[None, :], means, inverses, clipped, np.array([at_limit]), ceiling)[0]
+        d2 = np.minimum(d2, in_shade_distances2(colour, means, inverses))
         # A colour too dark to be this patch stays out of its way (never nearer than APART
         # times the loosest fit allowed), and the margin stays a number.
         too_dark = float(colour[0]) + 16.0 > LIGHTER_THAN_MODEL * (means[:, 0] + 16.0)
@@ -129,4 +140,25 @@ def off_colour_cubes(
     return found
 
 
-__all__ = ["OffColour", "off_colour_cubes"]
+def in_shade_distances2(
+    colour: NDArray[np.float32], means: NDArray[np.float32], inverses: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    """Squared Mahalanobis distance of one Lab colour to each of K models as shade shows that
+    model at the colour's lightness (a and b, and their spread, scaled by the shade's
+    factor); infinite for a model no lighter than the colour, or one that takes deeper shade
+    than DEEPEST_SHADE."""
+    factor = (float(colour[0]) + 16.0) / (means[:, 0] + 16.0)
+    usable = (factor < 1.0) & (factor >= DEEPEST_SHADE)
+    safe = np.where(usable, factor, 1.0).astype(np.float32)
+    delta = np.zeros_like(means)
+    delta[:, 1:] = colour[None, 1:] - means[:, 1:] * safe[:, None]
+    # Scaling a and b by the factor scales their spread alike: the inverse covariance's a and
+    # b rows and columns grow by 1 / factor each.
+    unscale = np.ones_like(means)
+    unscale[:, 1:] /= safe[:, None]
+    inside = inverses * unscale[:, :, None] * unscale[:, None, :]
+    d2 = np.einsum("ki,kij,kj->k", delta, inside, delta).astype(np.float32)
+    return np.where(usable, d2, np.float32(np.inf)).astype(np.float32)
+
+
+__all__ = ["OffColour", "in_shade_distances2", "off_colour_cubes"]

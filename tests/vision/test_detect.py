@@ -187,6 +187,25 @@ def test_evidence_goes_to_the_colour_that_explains_a_pixel_and_not_to_plain_shad
     assert seen.shadow[:, 7:].all() and not seen.foreground[:, 7:].any()
 
 
+def test_a_pixel_lighter_than_the_floor_that_only_darker_colours_explain_is_unexplained() -> None:
+    # A white cube in the wall's shade on a darker floor: black fits it best, but black
+    # cannot look lighter than the floor, so no colour claims it and it is left over for
+    # `off_colour_cubes` rather than lost.
+    means = np.array([[32.0, -2.0, -3.0], [77.0, 0.0, 3.0]], np.float32)
+    inverses = np.array([np.eye(3) / 81.0, np.eye(3) / 9.0], np.float32)
+    lab = np.full((12, 12, 3), (57.0, 2.0, -2.0), np.float32)
+    no_shadow = np.zeros((12, 12), np.bool_)
+    dark_floor = np.full((12, 12), 47.0, np.float32)
+    seen = evidence(_comparison(lab, no_shadow), means, inverses, floor=dark_floor)
+    assert seen.maps.max() == 0.0
+    assert seen.unexplained.all()
+    # On a floor lighter than it, black's claim stands and the pixel is explained.
+    light_floor = np.full((12, 12), 70.0, np.float32)
+    seen = evidence(_comparison(lab, no_shadow), means, inverses, floor=light_floor)
+    assert seen.maps[0].min() > 0.9
+    assert not seen.unexplained.any()
+
+
 def test_a_dark_cube_is_not_hidden_by_the_shadow_of_its_own_lit_edge() -> None:
     # A black cube on a light floor darkens it like a shadow does; only a thin rim of its
     # top catches the light. That rim casts no shadow: only solid objects do.

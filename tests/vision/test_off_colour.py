@@ -10,7 +10,7 @@ from companion.core.cubes import Colour
 from companion.devices.tray_render import RenderedTray, calibration_set
 from companion.vision import TrayReading, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.off_colour import OffColour, off_colour_cubes
+from companion.vision.off_colour import OffColour, in_shade_distances2, off_colour_cubes
 from companion.vision.segment import Comparison
 
 # Two models, white and yellow, each with a spread of 3 L/a/b units.
@@ -98,6 +98,39 @@ def test_a_colour_far_too_dark_for_the_patch_does_not_crowd_its_own() -> None:
     grey = means.copy()
     grey[1, 0] = 60.0
     assert _scene([white], (grey, inverses, np.zeros(2, np.bool_), grey.copy())) == []
+
+
+def test_a_white_cube_in_shade_is_white_though_a_wide_model_lies_nearer_as_it_is() -> None:
+    # Models learned on a tray (means and spreads): black, a red spread wide in a, white.
+    means = np.array([[32.0, -2.0, -3.0], [43.0, 32.0, 20.0], [77.0, -0.5, 2.6]], np.float32)
+    spreads = np.array([[9.0, 4.1, 7.6], [4.6, 13.6, 5.7], [4.2, 3.0, 2.3]], np.float32)
+    inverses = np.array([np.diag(1.0 / s**2) for s in spreads], np.float32)
+    models = (means, inverses, np.zeros(3, np.bool_), means.copy())
+    # A white cube in the wall's shade (L 57 over a floor of 47): as it is, red lies nearer
+    # (d 5.0) than white (5.8); shade shows white at this lightness at a = -0.4, b = 2.0.
+    shaded_white = (slice(20, 30), slice(30, 40), (57.0, 2.0, -2.0))
+    found = _scene([shaded_white], models, floor_l=47.0)
+    assert [(f.colour, f.runner_up) for f in found] == [(2, 1)]
+    assert found[0].margin > 2.0
+    # Twice as dark (L + 16 at 0.49 of white's) takes deeper shade than a room's light
+    # leaves: that patch is no white cube, even with black's model out of the way.
+    deep = (slice(20, 30), slice(30, 40), (30.0, 1.0, -1.0))
+    assert [f.colour for f in _scene([deep], models, floor_l=20.0)] == [0]
+    no_black = (means[1:], inverses[1:], np.zeros(2, np.bool_), means[1:].copy())
+    assert 1 not in [f.colour for f in _scene([deep], no_black, floor_l=20.0)]
+
+
+def test_shade_scales_a_models_colour_and_its_spread_alike() -> None:
+    white = np.array([[77.0, 0.0, 3.0]], np.float32)
+    inverse = np.array([np.diag(1.0 / np.array([4.0, 3.0, 2.0]) ** 2)], np.float32)
+    # L + 16 at about 0.6 of white's: white would show b = 1.8 with a spread of 1.2 there.
+    colour = np.array([40.0, 0.0, 0.0], np.float32)
+    assert abs(float(in_shade_distances2(colour, white, inverse)[0]) - 2.25) < 1e-3
+    # Deeper shade than DEEPEST_SHADE, or none at all (a colour as light as the model's or
+    # lighter), is not shade the model can be in.
+    for lightness in (39.0, 77.0, 80.0):
+        darker = np.array([lightness, 0.0, 0.0], np.float32)
+        assert np.isinf(in_shade_distances2(darker, white, inverse)[0])
 
 
 def test_a_colour_between_two_models_or_far_from_all_is_no_cube() -> None:
