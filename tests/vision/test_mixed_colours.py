@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from companion.core.cubes import COLOURS, Colour
+from companion.vision.calibrate import pair_strangers
 from companion.vision.mixed import lighter_kind, two_colours, two_kinds
 
 SIDE = 11.0
@@ -103,3 +105,34 @@ def test_a_lighter_group_is_another_kind_unless_the_rest_is_it_in_shade() -> Non
     assert not lighter_kind(np.array((35.7, 2.0, 34.0)), np.array((25.1, 2.0, 17.0)))
     # A little lighter is no sign of anything.
     assert not lighter_kind(np.array((30.0, 11.0, 18.0)), np.array((24.7, 0.0, 1.0)))
+
+
+def test_a_cube_another_colour_explains_clearly_better_is_a_stranger_one_barely_is_not() -> None:
+    # The seven models in `COLOURS` order; black's hue spread is the widest.
+    means = np.array(
+        [
+            [38.0, 8.0, -32.0],
+            [30.0, -2.0, 2.0],
+            [43.0, 32.0, 20.0],
+            [40.0, 6.0, 15.0],
+            [52.0, -29.0, 21.0],
+            [68.0, -2.0, 51.0],
+            [77.0, 0.0, 3.0],
+        ],
+        np.float32,
+    )
+    spreads = np.full((7, 3), 6.0, np.float32)
+    spreads[1] = (6.0, 8.0, 8.0)
+    inverses = np.array([np.diag(1.0 / s**2) for s in spreads], np.float32)
+    black = COLOURS.index(Colour.BLACK)
+    grey = np.array([31.0, -2.0, 1.0])
+    # A black cube on green print, its colour blurred with the print's: black's model is
+    # 2.74 off and brown's 2.41. That is the picture's own colour looking odd, not a stray.
+    tinted = np.array([36.0, -6.0, 22.0])
+    assert pair_strangers([grey, tinted], means, inverses, black) == []
+    # A green cube among the blacks is a stranger.
+    green = np.array([51.0, -28.0, 20.0])
+    assert pair_strangers([grey, green], means, inverses, black) == ["green"]
+    # With the tinted black as well, the green is still named once (the two lie too close
+    # in hue for their pair to say anything).
+    assert pair_strangers([green, grey, tinted], means, inverses, black) == ["green"]
