@@ -180,6 +180,18 @@ def test_a_vivid_print_darkened_by_the_exposure_is_no_stray_cube() -> None:
     assert set(calibrate(empty, pictures).colours) == set(COLOURS)
 
 
+def test_cube_shadows_on_print_of_a_cube_colours_hue_are_no_stray_cubes() -> None:
+    # Warm light on tan print: in another frame of the white picture, two white cubes'
+    # shadows are darker tan, which the brown model takes for two sure brown cubes. The set
+    # used to be refused as "white or brown with cubes of two colours"; a shadow's middle is
+    # the floor darkened with its hue kept.
+    hard_pairs = calibration_set(1584217567, "hard-pairs", tests=0, jpeg=False)
+    rng = np.random.default_rng([1584217567, 5])
+    empty = _another_frame(hard_pairs.empty.image, rng)
+    pictures = {colour: _another_frame(shot.image, rng) for colour, shot in hard_pairs.colours}
+    assert set(calibrate(empty, pictures).colours) == set(COLOURS)
+
+
 def test_a_dark_walled_tray_is_no_stray_cube_after_an_exposure_change() -> None:
     # Dark purple walls round an orange and teal floor, and the blue picture exposed a
     # quarter darker than the empty tray. The walls' levels, which the floor lacks, used to
