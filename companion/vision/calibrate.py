@@ -791,6 +791,30 @@ def pair_strangers(
     return strangers
 
 
+def lone_cube_colour(
+    pixels: NDArray[np.float64],
+    means: NDArray[np.float32],
+    inverses: NDArray[np.float32],
+    index: int,
+) -> NDArray[np.float64]:
+    """The colour a lone cube region's pixels (N x 3, Lab) stand for: their median, or the
+    median of their lit part (the lightest quarter) when that is lighter by what shade takes
+    (SHADED_LIGHTNESS) and, of all the models, nearest the picture's own colour (`index`).
+
+    A cube standing tilted shows a side face in shade beside its top, in view as large as
+    the top or larger, darker and greyer than it: the region's median is the face's, which
+    passes for black. Its lit top tells its colour."""
+    median = np.median(pixels, axis=0)
+    lit = np.median(pixels[pixels[:, 0] >= np.percentile(pixels[:, 0], 75)], axis=0)
+    if lit[0] - median[0] < SHADED_LIGHTNESS:
+        return median
+    # (The lit quarter of a dark cube is mostly its edge blurred with the print: it must be
+    # the picture's colour before any other.)
+    d2 = distances2(lit[None, :].astype(np.float32), means, inverses)[0]
+    own = int(np.argmin(d2)) == index and float(d2[index]) <= STRANGER_FIT_D2
+    return lit if own else median
+
+
 def _check_distinct(
     models: dict[Colour, ColourModel],
     found: dict[Colour, CubeRegions],
@@ -822,7 +846,9 @@ def _check_distinct(
             # A patch of print the exposure changed is no cube of any colour.
             if not unlike_floor(comparisons[colour].lab, floor, inner):
                 continue
-            region_lab = np.median(comparisons[colour].lab[inner], axis=0).astype(np.float64)
+            region_lab = lone_cube_colour(
+                comparisons[colour].lab[inner].astype(np.float64), means, inverses, index
+            )
             medians.append(region_lab)
             d2 = distances2(region_lab[None, :].astype(np.float32), means, inverses)[0]
             best = int(np.argmin(d2))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion.core.cubes import COLOURS, Colour
-from companion.vision.calibrate import pair_strangers
+from companion.vision.calibrate import lone_cube_colour, pair_strangers
 from companion.vision.mixed import lighter_kind, two_colours, two_kinds
 
 SIDE = 11.0
@@ -136,3 +136,24 @@ def test_a_cube_another_colour_explains_clearly_better_is_a_stranger_one_barely_
     # With the tinted black as well, the green is still named once (the two lie too close
     # in hue for their pair to say anything).
     assert pair_strangers([green, grey, tinted], means, inverses, black) == ["green"]
+
+
+def test_a_tilted_cube_stands_for_its_lit_top_not_its_larger_shaded_face() -> None:
+    means = np.array([[52.0, -29.0, 21.0], [30.0, -2.0, 2.0]], np.float32)
+    # Black's spread is wide (15 units), as learned on a busy print.
+    inverses = np.array([np.eye(3) / 36.0, np.eye(3) / 225.0], np.float32)
+    rng = np.random.default_rng(5)
+    top = np.array([49.0, -32.0, 22.0]) + rng.normal(0.0, 1.0, (40, 3))
+    face = np.array([34.0, 1.0, 4.5]) + rng.normal(0.0, 1.0, (60, 3))
+    # Green's picture (index 0): the face, greyer and larger, is the region's median; the
+    # lit quarter is the green top.
+    colour = lone_cube_colour(np.vstack([top, face]), means, inverses, 0)
+    assert np.allclose(colour, (49.0, -32.0, 22.0), atol=1.5)
+    # In black's picture (index 1) the lit part, though within black's wide spread, lies
+    # nearer green (a dark cube's lightest pixels are its edge blurred with the print): the
+    # median stands.
+    colour = lone_cube_colour(np.vstack([top, face]), means, inverses, 1)
+    assert np.allclose(colour, (34.0, 1.0, 4.5), atol=1.5)
+    # A cube of one tone is its median, whatever its lightest pixels.
+    black = np.array([30.0, 0.0, 2.0]) + rng.normal(0.0, 2.0, (100, 3))
+    assert np.allclose(lone_cube_colour(black, means, inverses, 1), (30.0, 0.0, 2.0), atol=1.0)
