@@ -168,16 +168,22 @@ def _another_frame(picture: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return decode_image(data.tobytes())
 
 
+def _calibrated_colours_of_another_frame(seed: int, condition: str) -> set[Colour]:
+    """The colours calibration learns from the next camera frame of every picture of a
+    rendered set-up (the same noise draws as `benchmarks/calibration_checks.py`'s re-shots)."""
+    shots = calibration_set(seed, condition, tests=0, jpeg=False)
+    rng = np.random.default_rng([seed, 5])
+    empty = _another_frame(shots.empty.image, rng)
+    pictures = {colour: _another_frame(shot.image, rng) for colour, shot in shots.colours}
+    return set(calibrate(empty, pictures).colours)
+
+
 def test_a_vivid_print_darkened_by_the_exposure_is_no_stray_cube() -> None:
     # Warm light, bright green print: the white picture is exposed darker (its cubes are
     # bright), and the per-channel level mapping leaves a trace on the vivid green (7-9 from
     # the empty tray) that the green model takes for three sure green cubes. The set used to
     # be refused as "white with green"; a stray cube differs from the print beneath far more.
-    warm = calibration_set(1553854711, "warm", tests=0, jpeg=False)
-    rng = np.random.default_rng([1553854711, 5])
-    empty = _another_frame(warm.empty.image, rng)
-    pictures = {colour: _another_frame(shot.image, rng) for colour, shot in warm.colours}
-    assert set(calibrate(empty, pictures).colours) == set(COLOURS)
+    assert _calibrated_colours_of_another_frame(1553854711, "warm") == set(COLOURS)
 
 
 def test_cube_shadows_on_print_of_a_cube_colours_hue_are_no_stray_cubes() -> None:
@@ -185,11 +191,7 @@ def test_cube_shadows_on_print_of_a_cube_colours_hue_are_no_stray_cubes() -> Non
     # shadows are darker tan, which the brown model takes for two sure brown cubes. The set
     # used to be refused as "white or brown with cubes of two colours"; a shadow's middle is
     # the floor darkened with its hue kept.
-    hard_pairs = calibration_set(1584217567, "hard-pairs", tests=0, jpeg=False)
-    rng = np.random.default_rng([1584217567, 5])
-    empty = _another_frame(hard_pairs.empty.image, rng)
-    pictures = {colour: _another_frame(shot.image, rng) for colour, shot in hard_pairs.colours}
-    assert set(calibrate(empty, pictures).colours) == set(COLOURS)
+    assert _calibrated_colours_of_another_frame(1584217567, "hard-pairs") == set(COLOURS)
 
 
 def test_a_dark_walled_tray_is_no_stray_cube_after_an_exposure_change() -> None:
