@@ -77,6 +77,30 @@ def shade_gaps(colours: NDArray[np.floating], lit: NDArray[np.floating]) -> NDAr
     return gaps
 
 
+def in_shade_distances2(
+    colour: NDArray[np.float32],
+    means: NDArray[np.float32],
+    inverses: NDArray[np.float32],
+    deepest: float,
+) -> NDArray[np.float32]:
+    """Squared Mahalanobis distance of one Lab colour to each of K models as shade shows that
+    model at the colour's lightness (a and b, and their spread, scaled by the shade's
+    factor, as `shade_gaps` has it); infinite for a model no lighter than the colour, or one
+    that takes deeper shade than the factor `deepest`."""
+    factor = (float(colour[0]) + 16.0) / (means[:, 0] + 16.0)
+    usable = (factor < 1.0) & (factor >= deepest)
+    safe = np.where(usable, factor, 1.0).astype(np.float32)
+    delta = np.zeros_like(means)
+    delta[:, 1:] = colour[None, 1:] - means[:, 1:] * safe[:, None]
+    # Scaling a and b by the factor scales their spread alike: the inverse covariance's a and
+    # b rows and columns grow by 1 / factor each.
+    unscale = np.ones_like(means)
+    unscale[:, 1:] /= safe[:, None]
+    inside = inverses * unscale[:, :, None] * unscale[:, None, :]
+    d2 = np.einsum("ki,kij,kj->k", delta, inside, delta).astype(np.float32)
+    return np.where(usable, d2, np.float32(np.inf)).astype(np.float32)
+
+
 def mix_gaps(
     colours: NDArray[np.floating], first: NDArray[np.floating], second: NDArray[np.floating]
 ) -> NDArray[np.float64]:
@@ -136,6 +160,7 @@ __all__ = [
     "HARD_PAIRS",
     "LOOSE_SLACK",
     "distances2",
+    "in_shade_distances2",
     "mix_gaps",
     "seen_at_limit",
     "shade_gap",

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.arrays import box_around, channel_medians, pixels_at, regions
-from companion.vision.colours import distances2
+from companion.vision.colours import distances2, in_shade_distances2
 from companion.vision.images import FloatImage, Mask
 from companion.vision.segment import Comparison
 
@@ -123,7 +123,7 @@ def off_colour_cubes(
         # Judged as the camera's clip shows the models when most of the patch is at the limit.
         at_limit = limit is not None and float(limit[box][patch].mean()) > 0.5
         d2 = distances2(colour[None, :], means, inverses, clipped, np.array([at_limit]), ceiling)[0]
-        d2 = np.minimum(d2, in_shade_distances2(colour, means, inverses))
+        d2 = np.minimum(d2, in_shade_distances2(colour, means, inverses, DEEPEST_SHADE))
         # A colour too dark to be this patch stays out of its way (never nearer than APART
         # times the loosest fit allowed), and the margin stays a number.
         too_dark = float(colour[0]) + 16.0 > LIGHTER_THAN_MODEL * (means[:, 0] + 16.0)
@@ -140,25 +140,4 @@ def off_colour_cubes(
     return found
 
 
-def in_shade_distances2(
-    colour: NDArray[np.float32], means: NDArray[np.float32], inverses: NDArray[np.float32]
-) -> NDArray[np.float32]:
-    """Squared Mahalanobis distance of one Lab colour to each of K models as shade shows that
-    model at the colour's lightness (a and b, and their spread, scaled by the shade's
-    factor); infinite for a model no lighter than the colour, or one that takes deeper shade
-    than DEEPEST_SHADE."""
-    factor = (float(colour[0]) + 16.0) / (means[:, 0] + 16.0)
-    usable = (factor < 1.0) & (factor >= DEEPEST_SHADE)
-    safe = np.where(usable, factor, 1.0).astype(np.float32)
-    delta = np.zeros_like(means)
-    delta[:, 1:] = colour[None, 1:] - means[:, 1:] * safe[:, None]
-    # Scaling a and b by the factor scales their spread alike: the inverse covariance's a and
-    # b rows and columns grow by 1 / factor each.
-    unscale = np.ones_like(means)
-    unscale[:, 1:] /= safe[:, None]
-    inside = inverses * unscale[:, :, None] * unscale[:, None, :]
-    d2 = np.einsum("ki,kij,kj->k", delta, inside, delta).astype(np.float32)
-    return np.where(usable, d2, np.float32(np.inf)).astype(np.float32)
-
-
-__all__ = ["OffColour", "in_shade_distances2", "off_colour_cubes"]
+__all__ = ["OffColour", "off_colour_cubes"]

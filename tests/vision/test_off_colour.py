@@ -10,7 +10,8 @@ from companion.core.cubes import Colour
 from companion.devices.tray_render import RenderedTray, calibration_set
 from companion.vision import TrayReading, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.off_colour import OffColour, in_shade_distances2, off_colour_cubes
+from companion.vision.colours import in_shade_distances2
+from companion.vision.off_colour import DEEPEST_SHADE, OffColour, off_colour_cubes
 from companion.vision.segment import Comparison
 
 # Two models, white and yellow, each with a spread of 3 L/a/b units.
@@ -125,12 +126,12 @@ def test_shade_scales_a_models_colour_and_its_spread_alike() -> None:
     inverse = np.array([np.diag(1.0 / np.array([4.0, 3.0, 2.0]) ** 2)], np.float32)
     # L + 16 at about 0.6 of white's: white would show b = 1.8 with a spread of 1.2 there.
     colour = np.array([40.0, 0.0, 0.0], np.float32)
-    assert abs(float(in_shade_distances2(colour, white, inverse)[0]) - 2.25) < 1e-3
+    assert abs(float(in_shade_distances2(colour, white, inverse, DEEPEST_SHADE)[0]) - 2.25) < 1e-3
     # Deeper shade than DEEPEST_SHADE, or none at all (a colour as light as the model's or
     # lighter), is not shade the model can be in.
     for lightness in (39.0, 77.0, 80.0):
         darker = np.array([lightness, 0.0, 0.0], np.float32)
-        assert np.isinf(in_shade_distances2(darker, white, inverse)[0])
+        assert np.isinf(in_shade_distances2(darker, white, inverse, DEEPEST_SHADE)[0])
 
 
 def test_a_colour_between_two_models_or_far_from_all_is_no_cube() -> None:
