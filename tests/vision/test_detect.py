@@ -21,6 +21,7 @@ from companion.vision.detect import (
     at_neighbours_edge,
     covered_print,
     evidence_patches,
+    lies_in_shade,
     lone_shade,
     select,
     shadow_casters,
@@ -443,6 +444,25 @@ def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a
     lighter[28:39, 35:46] = 90.0
     light = [(0, 40, 40, 1.0), (2, 40, 33, 0.7)]
     assert without_cast_shadows(light, offset, SIDE, _grey(lighter), _grey(floor), changed) == light
+
+
+def test_a_cube_lies_in_shade_when_the_floor_where_its_shadow_falls_is_unchanged() -> None:
+    # A lamp throws shadows 10 pixels up (cube side 12); a cube lies at (40, 40).
+    offset = (0.0, -10.0)
+    changed = np.zeros((80, 80), np.bool_)
+    changed[34:47, 34:47] = True  # the cube
+    floor = np.ones((80, 80), np.bool_)
+    assert lies_in_shade(40, 40, offset, SIDE, changed, floor)
+    # Its shadow shows: it lies in the light.
+    shadowed = changed.copy()
+    shadowed[26:35, 35:46] = True
+    assert not lies_in_shade(40, 40, offset, SIDE, shadowed, floor)
+    # Where the shadow would fall is no floor (the wall's face) or beyond the view: unknown,
+    # and a cube is taken as lit.
+    walled = floor.copy()
+    walled[:31, :] = False
+    assert not lies_in_shade(40, 40, offset, SIDE, changed, walled)
+    assert not lies_in_shade(40, 6, offset, SIDE, changed, floor)
 
 
 def test_a_dark_cube_where_a_shadow_falls_stays_when_its_colour_is_no_shade_of_the_floor() -> None:

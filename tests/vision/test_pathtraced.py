@@ -8,6 +8,8 @@
   green cube's shadow.
 - `pathtraced_side_faces` (seed 103): blue and pink print; the camera sees a side face of
   every cube.
+- `pathtraced_orange_green_checks` (seed 13): orange and green checks; the near wall shades
+  a band of the floor along it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ WALL = FIXTURES / "pathtraced_wall"
 LOW_LAMP = FIXTURES / "pathtraced_low_lamp"
 SHADE_ON_SHADE = FIXTURES / "pathtraced_shade_on_shade"
 SIDE_FACES = FIXTURES / "pathtraced_side_faces"
+ORANGE_GREEN = FIXTURES / "pathtraced_orange_green_checks"
 
 
 def _calibrated(folder: Path) -> Profile:
@@ -114,4 +117,21 @@ def test_a_cube_found_twice_by_its_top_and_side_face_is_counted_once() -> None:
     assert reading.counts == _truth(SIDE_FACES, "drop04.jpg")
     # Two cubes lying that close would look alike but for their evidence: the reading says so.
     assert doubt.TWO_AS_ONE.format(colour="yellow") in reading.reasons
+    assert not reading.confident
+
+
+def test_a_cube_in_the_walls_shade_is_judged_as_shade_shows_the_colours() -> None:
+    # The brown cube by the near wall lies in the wall's shade and shows (23, 3, 6): as it
+    # is, black's model (29, -1, 1) fits it better than brown's (41, 8, 13), and it was read
+    # as black. Where the lamp throws its shadow the floor is unchanged, so it lies in shade,
+    # and brown as shade shows it at that lightness fits it best (`detect.lies_in_shade`).
+    profile = _calibrated(ORANGE_GREEN)
+    reading = read_tray(load_image(ORANGE_GREEN / "drop09.jpg"), profile)
+    assert reading.counts == _truth(ORANGE_GREEN, "drop09.jpg")
+    # Red in shade fits it nearly as well (the red model is wide): the reading is in doubt.
+    truth = json.loads((ORANGE_GREEN / "truth.json").read_text())["drop09.jpg"]["cubes"]
+    by_wall = max((c for c in truth if c["colour"] == "brown"), key=lambda c: c["y"])
+    seen = min(reading.cubes, key=lambda c: math.dist((c.x, c.y), (by_wall["x"], by_wall["y"])))
+    assert seen.colour is Colour.BROWN
+    assert seen.confidence < 0.5
     assert not reading.confident

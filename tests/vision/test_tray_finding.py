@@ -178,7 +178,7 @@ PATH_TRACED = Path(__file__).parents[1] / "fixtures" / "vision"
         # its rim, as the tray's walls and the camera's height make it. (Within the 2% that
         # benchmarks/tray_finding.py counts as found.)
         (
-            "pathtraced_orange_green_checks",
+            "pathtraced_orange_green_checks/calibration",
             ((229.4, 169.8), (563.9, 178.3), (572.2, 431.5), (220.5, 433.2)),
             0.02,
         ),
