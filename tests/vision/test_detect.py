@@ -453,6 +453,9 @@ def test_a_cube_lies_in_shade_when_the_floor_where_its_shadow_falls_is_unchanged
     changed[34:47, 34:47] = True  # the cube
     floor = np.ones((80, 80), np.bool_)
     assert lies_in_shade(40, 40, offset, SIDE, changed, floor)
+    # Its peak may lie off its centre, towards the light's far side: the cube's own edge
+    # then reaches into the box one offset on, but not further on.
+    assert lies_in_shade(40, 42, offset, SIDE, changed, floor)
     # Its shadow shows: it lies in the light.
     shadowed = changed.copy()
     shadowed[26:35, 35:46] = True
