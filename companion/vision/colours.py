@@ -82,16 +82,24 @@ def in_shade_distances2(
     means: NDArray[np.float32],
     inverses: NDArray[np.float32],
     deepest: float,
+    paths: NDArray[np.float32] | None = None,
 ) -> NDArray[np.float32]:
     """Squared Mahalanobis distance of one Lab colour to each of K models as shade shows that
-    model at the colour's lightness (a and b, and their spread, scaled by the shade's
-    factor, as `shade_gaps` has it); infinite for a model no lighter than the colour, or one
-    that takes deeper shade than the factor `deepest`."""
+    model at the colour's lightness; infinite for a model no lighter than the colour, or one
+    that takes deeper shade than the factor `deepest` (of L + 16). In shade a model's a and b
+    lie on its path (`paths`, K x S x 3: its colour in ever deeper shade as the set-up's
+    shadow tints it, `shadow.ShadowLine.darkened`) where given, else at a and b scaled by the
+    shade's factor as `shade_gaps` has it; their spread scales by that factor either way."""
     factor = (float(colour[0]) + 16.0) / (means[:, 0] + 16.0)
     usable = (factor < 1.0) & (factor >= deepest)
     safe = np.where(usable, factor, 1.0).astype(np.float32)
     delta = np.zeros_like(means)
-    delta[:, 1:] = colour[None, 1:] - means[:, 1:] * safe[:, None]
+    if paths is None:
+        delta[:, 1:] = colour[None, 1:] - means[:, 1:] * safe[:, None]
+    else:
+        shaded, reached = _at_lightness(paths, float(colour[0]))
+        usable &= reached
+        delta[:, 1:] = colour[None, 1:] - shaded
     # Scaling a and b by the factor scales their spread alike: the inverse covariance's a and
     # b rows and columns grow by 1 / factor each.
     unscale = np.ones_like(means)
@@ -99,6 +107,23 @@ def in_shade_distances2(
     inside = inverses * unscale[:, :, None] * unscale[:, None, :]
     d2 = np.einsum("ki,kij,kj->k", delta, inside, delta).astype(np.float32)
     return np.where(usable, d2, np.float32(np.inf)).astype(np.float32)
+
+
+def _at_lightness(
+    paths: NDArray[np.float32], lightness: float
+) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+    """Each path's (K x S x 3, lightest first) a and b where it reaches `lightness` (K x 2),
+    and whether it does (K)."""
+    shaded = np.zeros((len(paths), 2), np.float32)
+    reached = np.zeros(len(paths), np.bool_)
+    for k, path in enumerate(paths):
+        # Deeper shade only darkens: the path's L falls, so reversed it rises, as interp asks.
+        rising = path[::-1]
+        if not rising[0, 0] <= lightness <= rising[-1, 0]:
+            continue
+        reached[k] = True
+        shaded[k] = [np.interp(lightness, rising[:, 0], rising[:, c]) for c in (1, 2)]
+    return shaded, reached
 
 
 def mix_gaps(

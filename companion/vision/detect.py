@@ -560,7 +560,8 @@ def _colour_of(
     """(best colour, margin over the next, next colour, squared distance to the best) of a
     box's median Lab; judged against the models as the camera's clip shows them when most of
     the box is at the camera's limit (under the picture's ceiling), and `in_shade` also as
-    shade shows each colour lighter than the median (`colours.in_shade_distances2`)."""
+    the set-up's shade shows each colour lighter than the median
+    (`colours.in_shade_distances2`)."""
     at_limit = comparison.saturated is not None and float(comparison.saturated[box].mean()) > 0.5
     d2 = distances2(
         median[None, :],
@@ -571,9 +572,10 @@ def _colour_of(
         comparison.ceiling,
     )[0]
     if in_shade:
-        d2 = np.minimum(
-            d2, in_shade_distances2(median, prepared.means, prepared.inverses, DEEPEST_SHADE)
+        shaded = in_shade_distances2(
+            median, prepared.means, prepared.inverses, DEEPEST_SHADE, prepared.shade_paths
         )
+        d2 = np.minimum(d2, shaded)
     order = np.argsort(d2)
     best, second = int(order[0]), int(order[1])
     return best, float(np.sqrt(d2[second]) - np.sqrt(d2[best])), second, float(d2[best])
@@ -1155,14 +1157,17 @@ def lies_in_shade(
     light throws its shadow (SHADE_SPOT_AT offsets on), the `floor` is unchanged (under
     OWN_SHADOW_SHARE of the box there changed, all of it floor).
 
-    Its colour is then judged as shade shows each colour too (`_colour_of`): a brown cube in
-    the near wall's shade (Lab 23, 3, 6) lies nearer black's model (29, -1, 1) as it is than
-    brown's (41, 8, 13), and nearer brown's than black's as shade shows brown at its
-    lightness. A black cube in that shade is darker than any lighter colour in the
-    deepest shade allowed (`off_colour.DEEPEST_SHADE`), so it stays black. (Path-traced A
-    and B as found: 37 cubes judged so, 7 of them read as another colour, each its true
-    one; as found and 3 nudged passes, 10 fewer wrong passes and none more. Rendered seeds
-    0 and 1: the same pictures right.)
+    Its colour is then judged as this set-up's shade shows each colour too (`_colour_of`,
+    tinted as calibration's shadow line has it): a brown cube in the near wall's shade
+    (Lab 23, 3, 6) lies nearer black's model (29, -1, 1) as it is than brown's (41, 8, 13),
+    and nearer brown's than black's as shade shows brown at its lightness. A white one
+    there (49, -1, -5), tinted by the room's bluer light, lies nearer green's wide model as
+    it is, and nearer white's in that tinted shade than in grey shade. A black cube in that
+    shade is darker than any lighter colour in the deepest shade allowed
+    (`off_colour.DEEPEST_SHADE`), so it stays black. (Path-traced A and B as found: 34
+    cubes judged so, 9 of them read as another colour, each its true one; as found and 3
+    nudged passes, 17 fewer wrong passes, none more. Rendered seeds 0 and 1: the same
+    pictures right.)
     """
     further = (offset[0] * SHADE_SPOT_AT, offset[1] * SHADE_SPOT_AT)
     spot = _shadow_spot(x, y, further, side, changed.shape)

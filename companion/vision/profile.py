@@ -270,6 +270,9 @@ class Prepared:
         """Per view pixel: the empty tray's Lab range (`Reference.lab_low`, then `lab_high`),
         1 on the steady floor and 0 elsewhere, the print's edges, and the empty tray in linear
         light (`Reference.linear`, B, G, R): eleven channels."""
+        self.shade_paths = None if reference.shadow is None else reference.shadow.darkened(means)
+        """Per colour, its look in ever deeper shade as this set-up's shadow tints it
+        (`shadow.ShadowLine.darkened`); None where no shadow line was learned."""
         self.hiding = floor_shares(reference.lab[self.steady_floor], means)
         """Per colour: the share of that floor that looks like its cubes (camouflage)."""
         self._grown: dict[int, NDArray[np.bool_]] = {}

@@ -39,9 +39,31 @@ DEPTH_ALLOWANCE = 1.15
 DARK_LEVEL = 0.01
 
 
+# Depths along the shadow line at which a colour's look in shade is worked out
+# (`ShadowLine.darkened`): steps of about 1 L for a white cube.
+SHADE_STEPS = 41
+
+
+def _linear_of(levels: NDArray[np.floating]) -> NDArray[np.float64]:
+    """sRGB levels (0..1) in linear light."""
+    values = np.asarray(levels, np.float64)
+    result: NDArray[np.float64] = np.where(
+        values <= 0.04045, values / 12.92, ((values + 0.055) / 1.055) ** 2.4
+    )
+    return result
+
+
+def _srgb_of(light: NDArray[np.floating]) -> NDArray[np.float64]:
+    """Linear light (0..1) in sRGB levels."""
+    values = np.clip(np.asarray(light, np.float64), 0.0, 1.0)
+    result: NDArray[np.float64] = np.where(
+        values <= 0.0031308, values * 12.92, 1.055 * values ** (1 / 2.4) - 0.055
+    )
+    return result
+
+
 def _srgb_to_linear_table() -> NDArray[np.float32]:
-    levels = np.arange(256, dtype=np.float64) / 255.0
-    linear = np.where(levels <= 0.04045, levels / 12.92, ((levels + 0.055) / 1.055) ** 2.4)
+    linear = _linear_of(np.arange(256, dtype=np.float64) / 255.0)
     # A 256 x 1 float table: OpenCV's lookup applies it to every channel, several times
     # faster than numpy's indexing.
     table: NDArray[np.float32] = linear.astype(np.float32).reshape(256, 1)
@@ -98,6 +120,21 @@ class ShadowLine:
         deep_enough = depth >= np.float32(0.03)
         shallow_enough = depth <= np.float32(self.deepest * DEPTH_ALLOWANCE)
         result: Mask = on_line & deep_enough & shallow_enough
+        return result
+
+    def darkened(self, lab: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Lab colours (K x 3) as this shadow shows them ever deeper: K x SHADE_STEPS x 3,
+        from none down to DEPTH_ALLOWANCE times the deepest seen, short of where the line
+        takes a channel's light away."""
+        direction = np.array(self.direction, np.float64)
+        deepest = min(DEPTH_ALLOWANCE * self.deepest, 0.98 / max(float(direction.max()), 1e-3))
+        kept = 1.0 - np.linspace(0.0, deepest, SHADE_STEPS)[:, None] * direction[None, :]
+        lit = cv2.cvtColor(np.asarray(lab, np.float32).reshape(-1, 1, 3), cv2.COLOR_Lab2BGR)
+        light = _linear_of(lit.reshape(-1, 1, 3).clip(0.0, 1.0))
+        shaded = _srgb_of(light * kept[None, :, :]).astype(np.float32)
+        result: NDArray[np.float32] = np.asarray(
+            cv2.cvtColor(shaded, cv2.COLOR_BGR2Lab), np.float32
+        )
         return result
 
 

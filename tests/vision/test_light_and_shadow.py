@@ -15,7 +15,7 @@ from companion.vision.detect import Found, evidence_patches, patch_masses
 from companion.vision.likelihood import cast_shadows
 from companion.vision.profile import encode_png
 from companion.vision.segment import Reference, compare
-from companion.vision.shadow import ShadowLine, darkening, learn, linear
+from companion.vision.shadow import SHADE_STEPS, ShadowLine, darkening, learn, linear
 
 SIDE = 11.0
 
@@ -165,6 +165,27 @@ def test_a_shadow_holds_on_print_one_channel_hardly_lights() -> None:
     black = np.zeros_like(empty)
     black[:] = (16, 16, 18)
     assert line.test(darkening(black, floor), floor).mean() < 0.1
+
+
+def test_a_colour_in_deeper_shade_keeps_its_hue_under_grey_light_and_takes_the_rooms_tint() -> None:
+    brown_and_white = np.array([[41.0, 8.0, 13.0], [78.0, 1.0, 5.0]], np.float32)
+    # Shade as grey as the lamp: every channel loses the same share, and L + 16, a and b
+    # shrink by one factor (Lab's cube root), as `colours.shade_gaps` has it.
+    grey = ShadowLine((0.577, 0.577, 0.577), 1.0, 0.1).darkened(brown_and_white)
+    assert grey.shape == (2, SHADE_STEPS, 3)
+    assert np.allclose(grey[:, 0], brown_and_white, atol=0.3)
+    factor = (grey[0, :, 0] + 16.0) / (41.0 + 16.0)
+    assert np.allclose(grey[0, :, 1], 8.0 * factor, atol=0.6)
+    assert np.allclose(grey[0, :, 2], 13.0 * factor, atol=0.6)
+    # The room's bluer light left in shade (a warm lamp hidden: red loses most): a white
+    # cube there turns blue, b falling below 0.
+    bluish = ShadowLine((0.48, 0.58, 0.66), 1.16, 0.1).darkened(brown_and_white)
+    assert np.all(np.diff(bluish[1, :, 0]) < 0)
+    assert bluish[1, -1, 2] < -5.0
+    # No deeper than DEPTH_ALLOWANCE times the deepest shadow seen: all of a channel's light
+    # taken would be no shade, but darkness.
+    shallow = ShadowLine((0.48, 0.58, 0.66), 0.5, 0.1).darkened(brown_and_white)
+    assert shallow[1, -1, 0] > bluish[1, -1, 0] + 10.0
 
 
 def test_too_few_shadow_pixels_learn_no_line() -> None:

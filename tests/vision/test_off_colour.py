@@ -13,6 +13,7 @@ from companion.vision import reasons as doubt
 from companion.vision.colours import in_shade_distances2
 from companion.vision.off_colour import DEEPEST_SHADE, OffColour, off_colour_cubes
 from companion.vision.segment import Comparison
+from companion.vision.shadow import ShadowLine
 
 # Two models, white and yellow, each with a spread of 3 L/a/b units.
 MEANS = np.array([[85.0, 0.0, 5.0], [80.0, 5.0, 60.0]], np.float32)
@@ -132,6 +133,24 @@ def test_shade_scales_a_models_colour_and_its_spread_alike() -> None:
     for lightness in (39.0, 77.0, 80.0):
         darker = np.array([lightness, 0.0, 0.0], np.float32)
         assert np.isinf(in_shade_distances2(darker, white, inverse, DEEPEST_SHADE)[0])
+
+
+def test_shade_the_rooms_light_tints_is_judged_along_the_colours_path_in_it() -> None:
+    # A white model, and the white cube in a wall's shade that a bluer room light tints:
+    # (49, -1, -5). Scaled as grey shade would show it, white lies at b = 3.4 there, far off
+    # for white's narrow b spread; on its path through this set-up's shade, it lies close.
+    white = np.array([[78.0, 1.0, 5.0]], np.float32)
+    inverse = np.array([np.diag(1.0 / np.array([4.6, 2.3, 2.3]) ** 2)], np.float32)
+    colour = np.array([49.0, -1.0, -5.0], np.float32)
+    path = ShadowLine((0.48, 0.58, 0.66), 1.16, 0.1).darkened(white)
+    grey = float(in_shade_distances2(colour, white, inverse, DEEPEST_SHADE)[0])
+    tinted = float(in_shade_distances2(colour, white, inverse, DEEPEST_SHADE, path)[0])
+    assert grey > 4.0**2
+    assert tinted < 2.0**2
+    # A colour lighter than the model, or darker than its path reaches, is not its shade.
+    for lightness in (80.0, 10.0):
+        other = np.array([lightness, 0.0, 0.0], np.float32)
+        assert np.isinf(in_shade_distances2(other, white, inverse, 0.0, path)[0])
 
 
 def test_a_colour_between_two_models_or_far_from_all_is_no_cube() -> None:
