@@ -947,6 +947,7 @@ def find_cubes(
             inside,
             _cube_footprint(side),
             judged,
+            prepared.shade_paths,
         )
     ]
     cubes += off

@@ -56,7 +56,9 @@ LIGHTER_THAN_MODEL = 1.4
 # the patch's lightness, as long as that takes no deeper shade than this factor. (Path-traced
 # A and B, as found and 3 nudged passes: one wrong pass fewer, B 107 drop 4's white by the
 # wall, and none more, with the factor at 0.5, 0.6 or 0.75; rendered seeds 0 and 1 read as
-# before.)
+# before.) Where calibration learned the set-up's shadow line, shade is judged as that line
+# tints it (`shadow.ShadowLine.darkened`), as `detect` judges a cube in shade: the same
+# pictures read right on A, B and rendered seeds 0 and 1.
 DEEPEST_SHADE = 0.6
 
 
@@ -81,6 +83,7 @@ def off_colour_cubes(
     models: tuple[
         NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_], tuple[float, float, float]
     ],
+    paths: NDArray[np.float32] | None = None,
 ) -> list[OffColour]:
     """The cube-sized patches of `left` (changed pixels no colour explains and no found cube
     accounts for) that one colour explains far better than the others.
@@ -88,7 +91,8 @@ def off_colour_cubes(
     `floor` is the empty tray's lightness (L), `inside` the tray's floor, `square` the area one
     lying cube's colour covers (view pixels); `models` holds the colour means, their inverse
     covariances, which of them were learned from clipped pixels, and the picture's ceiling
-    (B, G, R levels no colour can go beyond; see `colours.distances2`).
+    (B, G, R levels no colour can go beyond; see `colours.distances2`); `paths` each colour
+    in this set-up's shade, if learned (`profile.Prepared.shade_paths`).
     """
     means, inverses, clipped, ceiling = models
     # Opening drops speckle and the pixel-wide bridges that would join a cube's patch to
@@ -123,7 +127,7 @@ def off_colour_cubes(
         # Judged as the camera's clip shows the models when most of the patch is at the limit.
         at_limit = limit is not None and float(limit[box][patch].mean()) > 0.5
         d2 = distances2(colour[None, :], means, inverses, clipped, np.array([at_limit]), ceiling)[0]
-        d2 = np.minimum(d2, in_shade_distances2(colour, means, inverses, DEEPEST_SHADE))
+        d2 = np.minimum(d2, in_shade_distances2(colour, means, inverses, DEEPEST_SHADE, paths))
         # A colour too dark to be this patch stays out of its way (never nearer than APART
         # times the loosest fit allowed), and the margin stays a number.
         too_dark = float(colour[0]) + 16.0 > LIGHTER_THAN_MODEL * (means[:, 0] + 16.0)

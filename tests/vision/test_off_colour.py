@@ -36,11 +36,14 @@ Models = tuple[
 
 
 def _scene(
-    patches: list[Patch], models: Models = MODELS, floor_l: float = FLOOR_L
+    patches: list[Patch],
+    models: Models = MODELS,
+    floor_l: float = FLOOR_L,
+    paths: np.ndarray[tuple[int, int, int], np.dtype[np.float32]] | None = None,
 ) -> list[OffColour]:
     """The off-colour cubes of a 60 x 80 view of grey floor (lightness `floor_l` in the empty
     tray) with the given patches painted on it, each changed and unexplained; the tray's floor
-    is the middle 50 x 70."""
+    is the middle 50 x 70. `paths`: the models in this set-up's shade, if learned."""
     lab = np.zeros((60, 80, 3), np.float32)
     lab[:, :] = (FLOOR_L, 0.0, 0.0)
     left = np.zeros((60, 80), np.bool_)
@@ -55,7 +58,7 @@ def _scene(
         lab, ones, left, np.zeros_like(left), ones, (1.0, 1.0, 1.0), 1.0, 1.0, 1.0, 7.0, deficit
     )
     floor = np.full((60, 80), floor_l, np.float32)
-    return off_colour_cubes(left, comparison, floor, inside, SQUARE, models)
+    return off_colour_cubes(left, comparison, floor, inside, SQUARE, models, paths)
 
 
 def test_a_drifted_white_square_is_a_white_cube_at_its_centre() -> None:
@@ -120,6 +123,21 @@ def test_a_white_cube_in_shade_is_white_though_a_wide_model_lies_nearer_as_it_is
     assert [f.colour for f in _scene([deep], models, floor_l=20.0)] == [0]
     no_black = (means[1:], inverses[1:], np.zeros(2, np.bool_), means[1:].copy())
     assert 1 not in [f.colour for f in _scene([deep], no_black, floor_l=20.0)]
+
+
+def test_a_white_cube_in_shade_the_rooms_light_tints_is_white_along_its_path() -> None:
+    # Black, red and white models; a white cube in a warm lamp's shade, which the room's
+    # bluer light tints (49, -1, -5), over a floor of L 40. In grey shade white would show
+    # b = 1.8 there, off for its narrow b spread and hardly nearer than red: no cube. Along
+    # its path through this set-up's shade (`shadow.ShadowLine.darkened`) it is white.
+    means = np.array([[24.0, 0.0, -1.0], [43.0, 32.0, 20.0], [77.0, -0.5, 2.6]], np.float32)
+    spreads = np.array([[6.0, 3.0, 3.0], [4.6, 13.6, 5.7], [4.2, 3.0, 2.3]], np.float32)
+    inverses = np.array([np.diag(1.0 / s**2) for s in spreads], np.float32)
+    models = (means, inverses, np.zeros(3, np.bool_), means.copy())
+    tinted = (slice(20, 30), slice(30, 40), (49.0, -1.0, -5.0))
+    assert 2 not in [f.colour for f in _scene([tinted], models, floor_l=40.0)]
+    paths = ShadowLine((0.48, 0.58, 0.66), 1.16, 0.1).darkened(means)
+    assert [f.colour for f in _scene([tinted], models, floor_l=40.0, paths=paths)] == [2]
 
 
 def test_shade_scales_a_models_colour_and_its_spread_alike() -> None:
