@@ -254,9 +254,8 @@ OWN_SHADOW_SHARE = 0.25
 # a peak may lie off its cube's centre, and one short offset on, the box then takes in the
 # cube's own edge (A 013 drop 1: a brown cube in the wall's shade, its peak 2 view pixels
 # off, the offset 1.1 sides; a third of that box changed, none of the box a quarter further
-# on). Path-traced A and B, as found and 3 nudged passes,
-# against one offset: 1.15, 3 fewer wrong passes; 1.25 and 1.35, 5 fewer; 1.5, 5 fewer in
-# A and 2 more in B.
+# on). Path-traced A and B, as found and 3 nudged passes, against one offset: 1.15, 3 fewer
+# wrong passes; 1.25 and 1.35, 5 fewer; 1.5, 5 fewer in A and 2 more in B.
 SHADE_SPOT_AT = 1.25
 # A peak this far (a and b) from the floor's colour in shade is no shadow (`shade_gap`). Of
 # the peaks the other tests took for cast shadows on rendered trays (7 seeds), 43 of the 63
