@@ -77,6 +77,12 @@ def shade_gaps(colours: NDArray[np.floating], lit: NDArray[np.floating]) -> NDAr
     return gaps
 
 
+# The deepest shade a colour is judged in (`in_shade_distances2`), as a share of its L + 16:
+# about what the room's light alone leaves a cube in the wall's or a neighbour's shade.
+# (Path-traced A and B, the off-colour step: 0.5, 0.6 and 0.75 read the same pictures right.)
+DEEPEST_SHADE = 0.6
+
+
 def in_shade_distances2(
     colour: NDArray[np.float32],
     means: NDArray[np.float32],
@@ -182,6 +188,7 @@ def seen_at_limit(
 
 
 __all__ = [
+    "DEEPEST_SHADE",
     "HARD_PAIRS",
     "LOOSE_SLACK",
     "distances2",

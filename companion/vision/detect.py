@@ -26,6 +26,7 @@ from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision import reasons as doubt
 from companion.vision.arrays import box_around, channel_medians, pixels_at, regions, square_around
 from companion.vision.colours import (
+    DEEPEST_SHADE,
     HARD_PAIRS,
     distances2,
     in_shade_distances2,
@@ -36,7 +37,7 @@ from companion.vision.debug import DebugSink, no_debug
 from companion.vision.faint import faint_places
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
-from companion.vision.off_colour import DEEPEST_SHADE, off_colour_cubes
+from companion.vision.off_colour import off_colour_cubes
 from companion.vision.profile import Prepared, Profile
 from companion.vision.seam import seam_between
 from companion.vision.segment import Comparison, gradient
@@ -1164,7 +1165,7 @@ def lies_in_shade(
     there (49, -1, -5), tinted by the room's bluer light, lies nearer green's wide model as
     it is, and nearer white's in that tinted shade than in grey shade. A black cube in that
     shade is darker than any lighter colour in the deepest shade allowed
-    (`off_colour.DEEPEST_SHADE`), so it stays black. (Path-traced A and B as found: 34
+    (`colours.DEEPEST_SHADE`), so it stays black. (Path-traced A and B as found: 34
     cubes judged so, 9 of them read as another colour, each its true one; as found and 3
     nudged passes, 17 fewer wrong passes, none more. Rendered seeds 0 and 1: the same
     pictures right.)

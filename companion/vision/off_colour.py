@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.arrays import box_around, channel_medians, pixels_at, regions
-from companion.vision.colours import distances2, in_shade_distances2
+from companion.vision.colours import DEEPEST_SHADE, distances2, in_shade_distances2
 from companion.vision.images import FloatImage, Mask
 from companion.vision.segment import Comparison
 
@@ -53,13 +53,12 @@ LIGHTER_THAN_MODEL = 1.4
 # light alone gives. A white cube in the wall's shade on a darker floor then fits no model
 # as it is (its a and b spread is narrow, its L far off) while a wide model (red's, green's)
 # crowds it. So a colour lighter than the patch is also judged as shade would show it at
-# the patch's lightness, as long as that takes no deeper shade than this factor. (Path-traced
-# A and B, as found and 3 nudged passes: one wrong pass fewer, B 107 drop 4's white by the
-# wall, and none more, with the factor at 0.5, 0.6 or 0.75; rendered seeds 0 and 1 read as
-# before.) Where calibration learned the set-up's shadow line, shade is judged as that line
-# tints it (`shadow.ShadowLine.darkened`), as `detect` judges a cube in shade: the same
-# pictures read right on A, B and rendered seeds 0 and 1.
-DEEPEST_SHADE = 0.6
+# the patch's lightness (`colours.in_shade_distances2`, no deeper than DEEPEST_SHADE).
+# (Path-traced A and B, as found and 3 nudged passes: one wrong pass fewer, B 107 drop 4's
+# white by the wall, and none more; rendered seeds 0 and 1 read as before.) Where
+# calibration learned the set-up's shadow line, shade is judged as that line tints it
+# (`shadow.ShadowLine.darkened`), as `detect` judges a cube in shade: the same pictures
+# read right on A, B and rendered seeds 0 and 1.
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from companion.core.cubes import Colour
 from companion.devices.tray_render import RenderedTray, calibration_set
 from companion.vision import TrayReading, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.colours import in_shade_distances2
-from companion.vision.off_colour import DEEPEST_SHADE, OffColour, off_colour_cubes
+from companion.vision.colours import DEEPEST_SHADE, in_shade_distances2
+from companion.vision.off_colour import OffColour, off_colour_cubes
 from companion.vision.segment import Comparison
 from companion.vision.shadow import ShadowLine
 
