@@ -263,6 +263,10 @@ class Comparison:
     tables: NDArray[np.uint8] | None = None
     """The per-channel tables (256 x 1 x 3) that mapped the picture's levels onto the empty
     tray's: a closer look at the picture itself normalises its light with them."""
+    off_hue: Mask | None = None
+    """Shadow-like pixels whose channels the learned shadow would not have darkened so
+    unevenly (`ShadowLine.keeps_hue`): more likely a dark cube's top than shade. None when
+    no shadow was learned."""
 
 
 def light_gains(sample: FloatImage, reference: Reference) -> NDArray[np.float64]:
@@ -450,6 +454,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     deficit = np.zeros(mapped.shape, np.float32)
     saturated = np.zeros_like(changed)
     shadow_like = np.zeros_like(changed)
+    off_hue = None if reference.shadow is None else np.zeros_like(changed)
     box = box_around(changed)
     if box is not None:
         brightness, share = chromaticity(to_float(mapped[box]))
@@ -479,6 +484,9 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
                 hue_shift <= SHADOW_MAX_CHROMA + SHADOW_DARK_CHROMA * (1.0 - local_ratio)
             )
         shadow_like[box] = changed[box] & (local_ratio >= SHADOW_MIN_RATIO) & darker
+        if reference.shadow is not None and off_hue is not None:
+            kept = reference.shadow.keeps_hue(deficit[box], reference.linear[box])
+            off_hue[box] = shadow_like[box] & ~kept
     matching = float(np.mean(floor_differences <= threshold))
     around = difference.ravel()[reference.surround_sample]
     # (A view that is all floor has nothing round it to vouch for the tray.)
@@ -502,6 +510,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         saturated,
         ceiling,
         tables,
+        off_hue,
     )
 
 

@@ -167,6 +167,36 @@ def test_a_shadow_holds_on_print_one_channel_hardly_lights() -> None:
     assert line.test(darkening(black, floor), floor).mean() < 0.1
 
 
+def test_a_dark_cube_on_light_print_is_on_the_shadow_line_but_not_in_its_hue() -> None:
+    # Path-traced set B, set-up 105: cream print under a daylight lamp, a nearly grey
+    # shadow line. A brown cube (Lab 45, 11, 15) there lost 70-80% of every channel, as
+    # deep shade does, and the angle test takes it for shade.
+    line = ShadowLine((0.559, 0.568, 0.604), deepest=1.18, spread=0.094)
+    direction = np.array(line.direction, np.float32)
+    empty = np.zeros((20, 20, 3), np.uint8)
+    empty[:] = _bgr_of((84.0, 0.0, 29.0))
+    floor = linear(empty)
+    noise = np.random.default_rng(7).normal(0.0, 2.0, empty.shape)
+    for depth in (0.3, 0.7, 1.1):
+        shade = np.clip(_shadowed(empty, direction, depth) + noise, 0, 255).astype(np.uint8)
+        deficit = darkening(shade, floor)
+        assert line.test(deficit, floor).mean() > 0.9
+        assert line.keeps_hue(deficit, floor).mean() > 0.95
+    brown = np.zeros_like(empty)
+    brown[:] = _bgr_of((45.0, 11.0, 15.0))
+    brown = np.clip(brown + noise, 0, 255).astype(np.uint8)
+    deficit = darkening(brown, floor)
+    assert line.test(deficit, floor).mean() > 0.9
+    # What light it kept is not what the shadow leaves: too little green, too much red.
+    assert line.keeps_hue(deficit, floor).mean() < 0.05
+
+
+def _bgr_of(lab: tuple[float, float, float]) -> np.ndarray:
+    """One Lab colour (L 0..100) as an 8-bit BGR pixel."""
+    pixel = cv2.cvtColor(np.array([[lab]], np.float32), cv2.COLOR_Lab2BGR)[0, 0]
+    return np.clip(np.round(pixel * 255.0), 0, 255).astype(np.uint8)
+
+
 def test_a_colour_in_deeper_shade_keeps_its_hue_under_grey_light_and_takes_the_rooms_tint() -> None:
     brown_and_white = np.array([[41.0, 8.0, 13.0], [78.0, 1.0, 5.0]], np.float32)
     # Shade as grey as the lamp: every channel loses the same share, and L + 16, a and b

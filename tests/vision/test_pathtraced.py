@@ -10,6 +10,8 @@
   every cube.
 - `pathtraced_orange_green_checks` (seed 13): orange and green checks; the near wall shades
   a band of the floor along it.
+- `pathtraced_cream_blue_checks` (seed 105): cream and light blue checks under a daylight
+  lamp; a brown cube lies where a blue cube throws its shadow.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ LOW_LAMP = FIXTURES / "pathtraced_low_lamp"
 SHADE_ON_SHADE = FIXTURES / "pathtraced_shade_on_shade"
 SIDE_FACES = FIXTURES / "pathtraced_side_faces"
 ORANGE_GREEN = FIXTURES / "pathtraced_orange_green_checks"
+CREAM_BLUE = FIXTURES / "pathtraced_cream_blue_checks"
 
 
 def _calibrated(folder: Path) -> Profile:
@@ -88,23 +91,23 @@ def test_the_edge_of_a_long_shadow_is_no_faint_outline(low_lamp_profile: Profile
     assert reading.confident
 
 
-def test_a_brown_cube_in_another_cubes_shadow_is_found_by_its_own_shadow() -> None:
+def test_a_brown_cube_in_another_cubes_shadow_is_found_where_it_lies() -> None:
     # The brown cube lies where the green cube throws its shadow, and is itself shade to the
-    # shadow test: the green's cast zone took all its evidence away and it was missed. Its
-    # own shadow, beyond the green's, still shows; back along the light from it the picture
-    # is shade that fits brown closely (`detect.DARK_CASTER_D2`).
+    # shadow test. The green's cast zone took all its evidence away: it was missed, and
+    # later found only by its own shadow beyond the green's (`detect.shadow_casters`). The
+    # light it kept is not in the shadow's hue (`shadow.ShadowLine.keeps_hue`), so its top
+    # keeps its evidence and it is found as any cube is.
     profile = _calibrated(SHADE_ON_SHADE)
     reading = read_tray(load_image(SHADE_ON_SHADE / "drop04.jpg"), profile)
     assert reading.counts == _truth(SHADE_ON_SHADE, "drop04.jpg")
-    # It is counted where it lies (cube tops here are about 22 pixels wide), and the reading
-    # says how it was seen.
+    # It is counted where it lies (cube tops here are about 22 pixels wide), by its colour.
     truth = json.loads((SHADE_ON_SHADE / "truth.json").read_text())["drop04.jpg"]["cubes"]
     in_shadow = next(c for c in truth if c["colour"] == "brown" and c["y"] < 330)
-    by_shadow = [c for c in reading.cubes if c.colour is Colour.BROWN and c.confidence == 0.0]
-    assert len(by_shadow) == 1
-    assert math.dist((by_shadow[0].x, by_shadow[0].y), (in_shadow["x"], in_shadow["y"])) < 11
-    assert doubt.SEEN_BY_SHADOW.format(colour="brown") in reading.reasons
-    assert not reading.confident
+    seen = min(reading.cubes, key=lambda c: math.dist((c.x, c.y), (in_shadow["x"], in_shadow["y"])))
+    assert seen.colour is Colour.BROWN
+    assert math.dist((seen.x, seen.y), (in_shadow["x"], in_shadow["y"])) < 11
+    assert seen.confidence > 0.0
+    assert doubt.SEEN_BY_SHADOW.format(colour="brown") not in reading.reasons
 
 
 def test_a_cube_found_twice_by_its_top_and_side_face_is_counted_once() -> None:
@@ -153,3 +156,17 @@ def test_a_white_cube_in_the_walls_shade_is_white_in_the_tint_of_the_rooms_light
     # (learned at calibration) leads white there (`shadow.ShadowLine.darkened`).
     reading = read_tray(load_image(ORANGE_GREEN / "drop07.jpg"), orange_green_profile)
     assert reading.counts == _truth(ORANGE_GREEN, "drop07.jpg")
+
+
+def test_a_brown_cube_where_a_shadow_falls_is_found_by_its_hue() -> None:
+    # The brown cube beside the blue one loses as much light as deep shade on the cream
+    # print, and the blue cube's shadow falls there: its evidence was taken away, and a
+    # patch of the shadow beside it was read as a third blue cube. What light it kept is
+    # not in the shadow's hue (`shadow.ShadowLine.keeps_hue`), so it keeps its evidence.
+    profile = _calibrated(CREAM_BLUE)
+    reading = read_tray(load_image(CREAM_BLUE / "drop03.jpg"), profile)
+    assert reading.counts == _truth(CREAM_BLUE, "drop03.jpg")
+    truth = json.loads((CREAM_BLUE / "truth.json").read_text())["drop03.jpg"]["cubes"]
+    browns = [c for c in reading.cubes if c.colour is Colour.BROWN]
+    for cube in (c for c in truth if c["colour"] == "brown"):
+        assert min(math.dist((b.x, b.y), (cube["x"], cube["y"])) for b in browns) < 11
