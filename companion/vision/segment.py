@@ -485,8 +485,12 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
             )
         shadow_like[box] = changed[box] & (local_ratio >= SHADOW_MIN_RATIO) & darker
         if reference.shadow is not None and off_hue is not None:
-            kept = reference.shadow.keeps_hue(deficit[box], reference.linear[box])
-            off_hue[box] = shadow_like[box] & ~kept
+            # (Judged only where the shadow test passed: little of the box is shade.)
+            shade = shadow_like[box]
+            kept = reference.shadow.keeps_hue(
+                deficit[box][shade][:, None], reference.linear[box][shade][:, None]
+            )
+            off_hue[box][shade] = ~kept[:, 0]
     matching = float(np.mean(floor_differences <= threshold))
     around = difference.ravel()[reference.surround_sample]
     # (A view that is all floor has nothing round it to vouch for the tray.)
