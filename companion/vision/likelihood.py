@@ -37,12 +37,12 @@ LIGHTER_BY = 8.0
 DARKER_BY = 4.0
 # Only objects at least this wide (cube sides) throw a shadow that hides evidence.
 CASTER_WIDTH = 0.45
-# A patch of shade-like pixels this wide (cube sides) whose hue no shadow gives the tray
+# A patch of shadow-like pixels this wide (cube sides) whose hue no shadow gives the tray
 # (`Comparison.off_hue`) is a dark cube's top, and a cast zone over it keeps its evidence.
 # Narrower lines are the blurred edges and side faces of cubes, which make no cube of their
-# own. (Path-traced sets A and B, as found plus three nudged passes: 8 fewer pictures wrong.
-# Sparing every such pixel made 6 more wrong in B, black and blue read beside cubes; a
-# width of 0.45 sides kept 3 of the 8.)
+# own. (Path-traced sets A and B, as found plus three nudged passes: 8 fewer wrong readings.
+# Sparing every such pixel made 6 more wrong in B, black and blue read beside cubes; a disc
+# 0.45 sides wide: 3 fewer.)
 OFF_HUE_WIDTH = 0.3
 # Evidence is shared between models within this squared distance of the best one.
 SHARE_D2 = 6.0

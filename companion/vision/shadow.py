@@ -39,7 +39,7 @@ DEPTH_ALLOWANCE = 1.15
 DARK_LEVEL = 0.01
 # How far apart (natural log) the channels of a shaded pixel may keep more or less light than
 # the line leaves at its depth (`ShadowLine.keeps_hue`). In path-traced sets A and B, 99% of
-# the shade-like pixels over 1.2 cube sides from any cube spread under 0.27 and 0.21; 79%
+# the shadow-like pixels over 1.2 cube sides from any cube spread under 0.27 and 0.21; 79%
 # and 86% of those on a cube's top spread over 0.3.
 HUE_SPREAD = 0.3
 
@@ -141,8 +141,8 @@ class ShadowLine:
         at their depth: shade keeps it, a dark cube on a lighter tray does not.
 
         `test` judges the angle of the deficit, which says little once a pixel lost most of
-        its light: a brown cube on cream print has lost 70-80% in every channel, within
-        0.09 radians of a grey line. What is left shows it: its green kept a quarter less
+        its light: a brown cube on cream print has lost 70-80% in every channel, 0.08
+        radians off a nearly grey line. What is left shows it: its green kept a quarter less
         than such a shadow leaves, its red a third more.
         """
         weight, _, _, _, depth = self._fit(deficit, floor)
