@@ -10,8 +10,8 @@
   every cube.
 - `pathtraced_orange_green_checks` (seed 13): orange and green checks; the near wall shades
   a band of the floor along it.
-- `pathtraced_cream_blue_checks` (seed 105): cream and light blue checks under a daylight
-  lamp; a brown cube lies where a blue cube throws its shadow.
+- `pathtraced_checkerboard` (seed 105): cream and light blue checks under a daylight lamp; a
+  brown cube lies where a blue cube throws its shadow.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ LOW_LAMP = FIXTURES / "pathtraced_low_lamp"
 SHADE_ON_SHADE = FIXTURES / "pathtraced_shade_on_shade"
 SIDE_FACES = FIXTURES / "pathtraced_side_faces"
 ORANGE_GREEN = FIXTURES / "pathtraced_orange_green_checks"
-CREAM_BLUE = FIXTURES / "pathtraced_cream_blue_checks"
+CHECKERBOARD = FIXTURES / "pathtraced_checkerboard"
 
 
 def _calibrated(folder: Path) -> Profile:
@@ -163,10 +163,10 @@ def test_a_brown_cube_where_a_shadow_falls_is_found_by_its_hue() -> None:
     # print, and the blue cube's shadow falls there: its evidence was taken away, and a
     # patch of the shadow beside it was read as a third blue cube. What light it kept is
     # not in the shadow's hue (`shadow.ShadowLine.keeps_hue`), so it keeps its evidence.
-    profile = _calibrated(CREAM_BLUE)
-    reading = read_tray(load_image(CREAM_BLUE / "drop03.jpg"), profile)
-    assert reading.counts == _truth(CREAM_BLUE, "drop03.jpg")
-    truth = json.loads((CREAM_BLUE / "truth.json").read_text())["drop03.jpg"]["cubes"]
+    profile = _calibrated(CHECKERBOARD)
+    reading = read_tray(load_image(CHECKERBOARD / "drop03.jpg"), profile)
+    assert reading.counts == _truth(CHECKERBOARD, "drop03.jpg")
+    truth = json.loads((CHECKERBOARD / "truth.json").read_text())["drop03.jpg"]["cubes"]
     browns = [c for c in reading.cubes if c.colour is Colour.BROWN]
     for cube in (c for c in truth if c["colour"] == "brown"):
         assert min(math.dist((b.x, b.y), (cube["x"], cube["y"])) for b in browns) < 11

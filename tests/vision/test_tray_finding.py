@@ -168,7 +168,7 @@ PATH_TRACED = Path(__file__).parents[1] / "fixtures" / "vision"
         # rim, explained its own view better (a rim top of another colour), and the floor
         # came out 26% off.
         (
-            "pathtraced_checkerboard",
+            "pathtraced_checkerboard/calibration",
             ((161.8, 156.0), (638.2, 156.0), (638.3, 444.1), (161.7, 444.0)),
             0.01,
         ),
