@@ -685,9 +685,34 @@ def test_a_shaded_strip_along_a_wall_is_no_cube_and_a_top_over_the_wall_is() -> 
     top = Found(black, 64.0, 45.0, 1.0, 5.0, 0)
     # A cube on the floor is not looked at, however its evidence lies.
     floor = Found(black, 40.0, 20.0, 0.6, 5.0, 0)
-    kept, strips = without_wall_strips([strip, top, floor], maps, near_floor, SIDE)
+    shade = np.zeros_like(near_floor)
+    shade[43:47, 10:30] = True
+    kept, strips = without_wall_strips([strip, top, floor], maps, near_floor, SIDE, shade)
     assert kept == [top, floor]
     assert strips == [strip]
+
+
+def test_a_wide_strip_of_shade_along_a_wall_is_no_cube() -> None:
+    # Under a row of cubes against the wall the strip of shade on its face is as high as a
+    # cube's top, but it is shade in the shadow's hue; a cube's top there is not.
+    near_floor = np.zeros((60, 90), np.bool_)
+    near_floor[: 40 + 2, :] = True
+    black = COLOURS.index(Colour.BLACK)
+    maps = np.zeros((len(COLOURS), 60, 90), np.float32)
+    maps[black, 41:50, 10:40] = 1.0
+    strip = Found(black, 25.0, 45.0, 0.8, 5.0, 0)
+    maps[black, 41:50, 60:69] = 1.0
+    top = Found(black, 64.0, 45.0, 1.0, 5.0, 0)
+    shade = np.zeros_like(near_floor)
+    shade[41:50, 10:40] = True
+    # A speck of shade (a cube's edge) leaves a top over the wall a top.
+    shade[45, 60] = True
+    kept, strips = without_wall_strips([strip, top], maps, near_floor, SIDE, shade)
+    assert kept == [top]
+    assert strips == [strip]
+    # Without the shade the strip is wide enough to pass for a cube.
+    nothing = np.zeros_like(near_floor)
+    assert without_wall_strips([strip, top], maps, near_floor, SIDE, nothing) == ([strip, top], [])
 
 
 def test_a_side_face_in_shade_the_room_s_light_tints_is_found_along_the_shadow_line() -> None:
