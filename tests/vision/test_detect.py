@@ -6,6 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.tray_render import CalibrationSet
@@ -15,7 +16,6 @@ from companion.vision.colours import LOOSE_SLACK, distances2, seen_at_limit, sha
 from companion.vision.detect import (
     SIDE_GAP,
     Found,
-    Patches,
     area_doubts,
     at_foot_shade,
     at_neighbours_edge,
@@ -824,25 +824,41 @@ def test_a_thin_peak_closer_to_a_firmer_one_than_a_cube_can_lie_in_the_floors_sh
     assert without_close_shade([cube, thin], SIDE, floor, floor)[1] == []
 
 
-def _one_patch(width: int, strength: float, height: int = int(SIDE)) -> list[Patches | None]:
-    """Blue evidence of `strength` over one patch `width` by `height` at (10, 10); the other
-    colours have none."""
-    plane = np.zeros((40, 60), np.float32)
-    plane[10 : 10 + height, 10 : 10 + width] = strength
-    return [evidence_patches(plane), *[None] * (len(COLOURS) - 1)]
+def _blue_evidence(width: int, strength: float, height: int = int(SIDE)) -> NDArray[np.float32]:
+    """Evidence maps with blue of `strength` over one patch `width` by `height` at (10, 10);
+    the other colours have none."""
+    maps = np.zeros((len(COLOURS), 40, 60), np.float32)
+    maps[0, 10 : 10 + height, 10 : 10 + width] = strength
+    return maps
+
+
+def _split(cubes: list[Found], maps: NDArray[np.float32]) -> tuple[list[Found], list[Found]]:
+    """`without_split_cubes` on these evidence maps, one cube's worth a side squared."""
+    patches = [evidence_patches(plane) for plane in maps]
+    return without_split_cubes(cubes, patches, maps, np.full(len(COLOURS), SIDE * SIDE), SIDE)
 
 
 def test_one_cube_found_twice_is_one_but_two_short_of_evidence_side_by_side_stay_two() -> None:
     # One cube's worth of evidence is a side squared; peaks 0.9 sides apart.
-    areas = np.full(len(COLOURS), SIDE * SIDE)
     pair = [Found(0, 13.0, 16.0, 1.0, 5.0, 1), Found(0, 23.8, 16.0, 0.7, 5.0, 1)]
     # A square patch, 1.2 cubes' worth: one cube (its top and a side face); the weaker peak goes.
-    kept, taken = without_split_cubes(pair, _one_patch(14, 1.0), areas, SIDE)
-    assert (kept, taken) == ([pair[0]], [pair[1]])
+    assert _split(pair, _blue_evidence(14, 1.0)) == ([pair[0]], [pair[1]])
     # As much evidence in an oblong two sides long (two cubes, half in shade): both stay.
-    assert without_split_cubes(pair, _one_patch(24, 0.6), areas, SIDE) == (pair, [])
+    assert _split(pair, _blue_evidence(24, 0.6)) == (pair, [])
     # 1.75 cubes' worth in the square (two cubes, one leaning on the other): both stay.
-    assert without_split_cubes(pair, _one_patch(14, 1.5), areas, SIDE) == (pair, [])
+    assert _split(pair, _blue_evidence(14, 1.5)) == (pair, [])
     # Peaks a side and a half apart are never one cube, even in a square patch short of two.
     apart = [pair[0], Found(0, 31.0, 16.0, 0.7, 5.0, 1)]
-    assert without_split_cubes(apart, _one_patch(22, 0.3, 20), areas, SIDE) == (apart, [])
+    assert _split(apart, _blue_evidence(22, 0.3, 20)) == (apart, [])
+
+
+def test_one_cube_found_twice_in_a_heap_is_one() -> None:
+    # The same square patch of one cube's top and side face, joined to a heap of two cubes
+    # below it whose evidence spreads wider than a cube (side faces, a leaning cube).
+    pair = [Found(0, 13.0, 16.0, 1.0, 5.0, 1), Found(0, 23.8, 16.0, 0.7, 5.0, 1)]
+    maps = _blue_evidence(14, 1.0)
+    maps[0, 21:36, 10:40] = 1.0
+    heap = [Found(0, 17.0, 28.0, 1.0, 5.0, 1), Found(0, 32.0, 28.0, 1.0, 5.0, 1)]
+    # The whole patch holds 4.2 cubes' worth for four peaks: nothing short there. The part
+    # nearer to the pair than to the heap's cubes holds 1.35 for two.
+    assert _split(pair + heap, maps) == ([pair[0], *heap], [pair[1]])
