@@ -17,7 +17,6 @@ what lies between (one wall material, no unexplained edge). See `_rim_and_floor`
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -1209,14 +1208,11 @@ class TrayView:
 
     def warp(self, image: NDArray[np.uint8]) -> NDArray[np.uint8]:
         """The input picture seen from straight above, cropped to the tray plus its margin."""
-        height, width = image.shape[:2]
-        factor, (rows, columns), first, second = _sampling(self, width, height)
+        factor, first, second = _sampling(self)
         source = image
         if factor < 1.0:
             source = np.asarray(
-                cv2.resize(
-                    image[rows, columns], None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA
-                ),
+                cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA),
                 np.uint8,
             )
         warped: NDArray[np.uint8] = np.asarray(
@@ -1261,82 +1257,38 @@ class TrayView:
 # OpenCV's fixed-point warps place each sample in 1/INTER_TAB_SIZE steps of a pixel.
 _STEPS = 32
 _STEP_BITS = 5
-# How many pixels before the wanted start a shrunk part of the picture may start, to line up
-# with the whole picture's shrunk pixels (see `_aligned`).
-ALIGN_WITHIN = 40
 
 
 @functools.lru_cache(maxsize=8)
-def _sampling(
-    view: TrayView, width: int, height: int
-) -> tuple[float, tuple[slice, slice], NDArray[np.int16], NDArray[np.uint16]]:
-    """How `view.warp` samples a `width` x `height` picture: the factor it is first shrunk
-    by (1 when it is not), the part of it that is shrunk (rows, columns), and OpenCV's
-    fixed-point remap tables (for each view pixel, the whole pixel and the step within it
-    where it lies in the shrunk part).
+def _sampling(view: TrayView) -> tuple[float, NDArray[np.int16], NDArray[np.uint16]]:
+    """How `view.warp` samples a picture: the factor it is first shrunk by (1 when it is
+    not), and OpenCV's fixed-point remap tables (for each view pixel, the whole pixel and
+    the step within it where it lies in the shrunk picture).
 
     Worked out once per view, in double precision and rounded as warpPerspective rounds, so
     that remapping gives exactly what warpPerspective gives, in about 60% of its time.
     """
     matrix = view.homography
     factor = 1.0
-    part = (slice(0, height), slice(0, width))
-    shift = (0, 0)
     # Shrinking by more than 2x with bilinear sampling aliases noise; pre-shrink instead.
     native = _native_size(view.corners)
     shrink = max(native[0] / view.width, native[1] / view.height)
     if shrink > 2.0:
         factor = 1.0 / (shrink / 1.5)
         matrix = matrix @ np.diag([1.0 / factor, 1.0 / factor, 1.0])
-        # Only the part of the picture the view samples is shrunk (OpenCV's area shrink
-        # took 4-5 ms for a whole 800x600 picture; a tray and its margin cover a third to a
-        # half of it), with a shrunk pixel and a blend's reach round it. The part starts
-        # where one of the whole picture's shrunk pixels starts, as nearly as a few dozen
-        # pixels allow, so the view stays as it was within a few levels. (Readings sit on
-        # knife edges: a part starting anywhere shifts every area a shrunk pixel averages,
-        # and on the path-traced sets two such starts made 12 and 17 more wrong passes, the
-        # aligned start 8; on rendered seeds 0 and 1, 8 and 2 more pictures right.)
-        reach = math.ceil(2.0 / factor) + 1
-        left, top, right, bottom = _footprint(view)
-        x0, across = _aligned(min(max(0, math.floor(left) - reach), width - 1), factor)
-        y0, down = _aligned(min(max(0, math.floor(top) - reach), height - 1), factor)
-        x1 = max(min(width, math.ceil(right) + reach), x0 + 1)
-        y1 = max(min(height, math.ceil(bottom) + reach), y0 + 1)
-        part = (slice(y0, y1), slice(x0, x1))
-        shift = (across, down)
     inverse = np.linalg.inv(matrix)
     xs = np.arange(view.width, dtype=np.float64)[None, :]
     ys = np.arange(view.height, dtype=np.float64)[:, None]
     scale = _STEPS / (inverse[2, 0] * xs + inverse[2, 1] * ys + inverse[2, 2])
-    across_steps = np.rint((inverse[0, 0] * xs + inverse[0, 1] * ys + inverse[0, 2]) * scale)
-    down_steps = np.rint((inverse[1, 0] * xs + inverse[1, 1] * ys + inverse[1, 2]) * scale)
+    across = np.rint((inverse[0, 0] * xs + inverse[0, 1] * ys + inverse[0, 2]) * scale)
+    down = np.rint((inverse[1, 0] * xs + inverse[1, 1] * ys + inverse[1, 2]) * scale)
     # (Far outside the picture only the border matters: clipped to stay within int16.)
-    steps_x = np.clip(across_steps, -(2**19), 2**19).astype(np.int32) - shift[0] * _STEPS
-    steps_y = np.clip(down_steps, -(2**19), 2**19).astype(np.int32) - shift[1] * _STEPS
+    steps_x = np.clip(across, -(2**19), 2**19).astype(np.int32)
+    steps_y = np.clip(down, -(2**19), 2**19).astype(np.int32)
     whole = np.stack([steps_x >> _STEP_BITS, steps_y >> _STEP_BITS], axis=-1).astype(np.int16)
     within = ((steps_y & (_STEPS - 1)) * _STEPS + (steps_x & (_STEPS - 1))).astype(np.uint16)
     whole.flags.writeable = within.flags.writeable = False  # shared by every warp of the view
-    return factor, part, whole, within
-
-
-def _aligned(wanted: int, factor: float) -> tuple[int, int]:
-    """The picture column (or row) at most ALIGN_WITHIN before `wanted` (and not before 0)
-    where one of the whole picture's pixels shrunk by `factor` most nearly starts, and that
-    shrunk pixel's index. (A shrunk pixel k averages the picture from k / factor on.)"""
-    starts = np.arange(wanted, max(-1, wanted - ALIGN_WITHIN - 1), -1)
-    shrunk = np.rint(starts * factor)
-    best = int(np.argmin(np.abs(starts - shrunk / factor)))
-    return int(starts[best]), int(shrunk[best])
-
-
-def _footprint(view: TrayView) -> tuple[float, float, float, float]:
-    """The box (left, top, right, bottom) in picture pixels round what `view` shows (its
-    sides map to straight lines: its corners bound it)."""
-    w, h = view.width - 1, view.height - 1
-    corners = np.array([[[0, 0]], [[w, 0]], [[w, h]], [[0, h]]], np.float64)
-    mapped = cv2.perspectiveTransform(corners, np.linalg.inv(view.homography))[:, 0, :]
-    xs, ys = mapped[:, 0], mapped[:, 1]
-    return float(xs.min()), float(ys.min()), float(xs.max()), float(ys.max())
+    return factor, whole, within
 
 
 def _native_size(corners: Corners) -> tuple[float, float]:
