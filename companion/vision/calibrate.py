@@ -128,8 +128,7 @@ ALIKE = 12.0
 # too, if less than the threshold that outlined it.
 COVER_REACH = 2.0
 # A region whose pixels are mostly shadow-like is a dark cube (or a cube the tray's colour):
-# then its darker part is the cube, the lighter part its shadow. Likewise a colour whose
-# cubes' middles are mostly what the learned shadow explains is dark (`_colour_model`).
+# then its darker part is the cube, the lighter part its shadow.
 MOSTLY_SHADOW = 0.5
 # Such a region's unshaded part is a lit cube when it covers this share of the region and is
 # at most this much darker (L) than the floor beneath.
@@ -426,18 +425,6 @@ def _learn(
         models[colour] = _colour_model(colour, found[colour], comparisons[colour], typical, side)
     _check_distinct(models, found, comparisons, typical, first.lab)
     shadow = _shadow_model(models, comparisons, first)
-    if shadow is not None:
-        # The colours were learned before the shadow was, with only the generic test of
-        # shade, and a cube's shadow on print of another hue could pass for the cube's own
-        # darker part: in one set-up, 186 of the 700 pixels red learned from were a red
-        # cube's shadow on orange print, a brown colour, and brown cubes read red. Learn
-        # them again without what this shadow explains.
-        line = shadow.line()
-        assert first.linear is not None
-        for colour in COLOURS:
-            comparison = comparisons[colour]
-            shade = line.shade(comparison.deficit, first.linear)
-            models[colour] = _colour_model(colour, found[colour], comparison, typical, side, shade)
     provisional = Profile(
         picture_width=empty.shape[1],
         picture_height=empty.shape[0],
@@ -679,18 +666,9 @@ def _cores(found: CubeRegions, typical: float, side: float) -> tuple[Mask, list[
 
 
 def _colour_model(
-    colour: Colour,
-    found: CubeRegions,
-    comparison: Comparison,
-    typical: float,
-    side: float,
-    shade: Mask | None = None,
+    colour: Colour, found: CubeRegions, comparison: Comparison, typical: float, side: float
 ) -> ColourModel:
-    """Robust Lab statistics and the cube area of one colour's picture.
-
-    `shade` marks the pixels the set-up's shadow explains; they are left out, unless they
-    are most of what the cubes show: then the cubes are dark ones whose tops look like shade.
-    """
+    """Robust Lab statistics and the cube area of one colour's picture."""
     core, areas = _cores(found, typical, side)
     lab = comparison.lab
     if not areas or core.sum() < 10:
@@ -699,8 +677,6 @@ def _colour_model(
             "cube in the tray and take it again (if they were there, they look like the tray "
             "itself: a lamp from one side makes their edges and shadows show)"
         )
-    if shade is not None and float(shade[core].mean()) < MOSTLY_SHADOW:
-        core = core & ~shade
     pixels = lab[core].astype(np.float64)
     centre = np.median(pixels, axis=0)
     spread = np.median(np.abs(pixels - centre), axis=0) * 1.4826 + 1.0

@@ -74,10 +74,6 @@ class ShadowModel(BaseModel):
         "view pixels (x, y).",
     )
 
-    def line(self) -> ShadowLine:
-        """The shadow's tint and depth, to test pixels with."""
-        return ShadowLine(self.direction, self.deepest, self.spread)
-
 
 class Profile(BaseModel):
     """Everything `read_tray` needs for one camera set-up; JSON via `save` and `load`."""
@@ -310,7 +306,11 @@ class Prepared:
             # change to stand out further: a cube there still does, and is counted.
             ~seen,
             profile.noise_map(),
-            None if profile.shadow is None else profile.shadow.line(),
+            None
+            if profile.shadow is None
+            else ShadowLine(
+                profile.shadow.direction, profile.shadow.deepest, profile.shadow.spread
+            ),
             counting=True,
         )
         means = np.array([profile.colours[c].mean for c in COLOURS], np.float32)

@@ -154,14 +154,6 @@ class ShadowLine:
         result: Mask = off.max(axis=2) - off.min(axis=2) <= np.float32(HUE_SPREAD)
         return result
 
-    def shade(self, deficit: FloatImage, floor: FloatImage) -> Mask:
-        """Pixels (H x W) this shadow explains: their darkening lies on the line (`test`)
-        and keeps its hue (`keeps_hue`, judged on those pixels alone)."""
-        result = self.test(deficit, floor)
-        kept = self.keeps_hue(deficit[result][:, None], floor[result][:, None])
-        result[result] = kept[:, 0]
-        return result
-
     def darkened(self, lab: NDArray[np.float32]) -> NDArray[np.float32]:
         """Lab colours (K x 3) as this shadow shows them ever deeper: K x SHADE_STEPS x 3,
         from none down to DEPTH_ALLOWANCE times the deepest seen, short of where the line

@@ -20,16 +20,12 @@ import json
 import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from companion.core.cubes import COLOURS, Colour, Counts
+from companion.core.cubes import Colour, Counts
 from companion.vision import Profile, calibrate, load_image, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.colours import distances2
 from companion.vision.detect import cast_offset
-from companion.vision.reading import CONFIDENT_AT
-from companion.vision.segment import compare
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "vision"
 WALL = FIXTURES / "pathtraced_wall"
@@ -68,39 +64,6 @@ def test_the_shaded_wall_beside_cubes_against_it_is_no_black_cube(
 @pytest.fixture(scope="module")
 def low_lamp_profile() -> Profile:
     return _calibrated(LOW_LAMP)
-
-
-@pytest.mark.parametrize(
-    ("which", "folder", "colour"),
-    [
-        ("wall_profile", WALL, Colour.RED),
-        ("low_lamp_profile", LOW_LAMP, Colour.BLUE),
-        ("low_lamp_profile", LOW_LAMP, Colour.GREEN),
-    ],
-)
-def test_a_colour_is_learned_from_its_cubes_not_from_their_shadows(
-    request: pytest.FixtureRequest, which: str, folder: Path, colour: Colour
-) -> None:
-    # Calibration learns the colours before the shadow, and a cube's shadow on print of
-    # another hue passed for the cube's own darker part: these models fitted two thirds or
-    # more of the shade their cubes throw in their own pictures (red's a spread was 17).
-    # Once the shadow is known, the colours are learned again without what it explains.
-    profile: Profile = request.getfixturevalue(which)
-    assert profile.shadow is not None
-    prepared = profile.prepared()
-    reference = prepared.reference
-    assert reference.linear is not None
-    picture = profile.view.warp(load_image(folder / "calibration" / f"{colour.value}.jpg"))
-    comparison = compare(picture, reference)
-    line = profile.shadow.line()
-    shade = line.shade(comparison.deficit, reference.linear) & comparison.changed
-    shade &= reference.inside
-    assert shade.sum() > 200
-    index = COLOURS.index(colour)
-    model = (prepared.means[index : index + 1], prepared.inverses[index : index + 1])
-    d2 = distances2(comparison.lab[shade], *model)[:, 0]
-    # (11.3: chi-squared with three degrees of freedom, 99%.)
-    assert float(np.mean(d2 <= 11.3)) < 0.1
 
 
 def test_a_lone_cube_under_a_low_lamp_is_read_as_sure(low_lamp_profile: Profile) -> None:
@@ -174,14 +137,13 @@ def test_a_cube_in_the_walls_shade_is_judged_as_shade_shows_the_colours(
     # and brown as shade shows it at that lightness fits it best (`detect.lies_in_shade`).
     reading = read_tray(load_image(ORANGE_GREEN / "drop09.jpg"), orange_green_profile)
     assert reading.counts == _truth(ORANGE_GREEN, "drop09.jpg")
-    # Brown's margin over the next colour in shade is thin (over black, a hard pair: 2.0,
-    # half what such a pair needs to be sure; 0.6 before calibration learned the colours
-    # without their cubes' shadows): the reading is in doubt.
+    # Brown's margin over the next colour in shade is thin (0.7; brown and red are a hard
+    # pair): the reading is in doubt.
     truth = json.loads((ORANGE_GREEN / "truth.json").read_text())["drop09.jpg"]["cubes"]
     by_wall = max((c for c in truth if c["colour"] == "brown"), key=lambda c: c["y"])
     seen = min(reading.cubes, key=lambda c: math.dist((c.x, c.y), (by_wall["x"], by_wall["y"])))
     assert seen.colour is Colour.BROWN
-    assert seen.confidence < CONFIDENT_AT
+    assert seen.confidence < 0.5
     assert not reading.confident
 
 
