@@ -11,7 +11,7 @@ import pytest
 from companion.core.cubes import Counts
 from companion.devices.tray_render import CalibrationSet, TrayScene, calibration_set, render
 from companion.vision import calibrate, load_image
-from companion.vision.tray import Corners, find_tray, order_corners, view_for
+from companion.vision.tray import Corners, _sampled_reach, find_tray, order_corners, view_for
 
 # A floor outline this far off still keeps every cube in the view (VIEW_MARGIN is 8%).
 TOLERANCE = 0.05
@@ -261,6 +261,10 @@ def test_the_view_is_exactly_what_warp_perspective_makes(scale: float) -> None:
         factor = 1.0 / (max(native[0] / view.width, native[1] / view.height) / 1.5)
         source = cv2.resize(picture, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
         matrix = matrix @ np.diag([1.0 / factor, 1.0 / factor, 1.0])
+        # Only the picture up to the view's far side and a little beyond is shrunk (here 636
+        # of 800 columns and 468 of 600 rows): the view is the same.
+        right, bottom = _sampled_reach(view, factor)
+        assert 590 < right < 650 and 430 < bottom < 480
     expected = cv2.warpPerspective(
         source,
         matrix,
