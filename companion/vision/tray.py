@@ -1213,7 +1213,7 @@ class TrayView:
         source = image
         if factor < 1.0:
             # Up to where the view samples: OpenCV's area shrink of a whole 800x600 picture
-            # took 3.9-4.9 ms. The part keeps the picture's top left corner, so each shrunk
+            # took 4.4-5.9 ms. The part keeps the picture's top left corner, so each shrunk
             # pixel averages the same picture pixels as before and the view is the same.
             # (Cutting the left and top too, even where the shrunk pixels lined up within a
             # few hundredths of a pixel, moved views by up to 5 levels and flipped readings.)
@@ -1308,9 +1308,10 @@ def _sampled_reach(view: TrayView, factor: float) -> tuple[int, int]:
     corners = np.array([[[0, 0]], [[w, 0]], [[w, h]], [[0, h]]], np.float64)
     mapped = cv2.perspectiveTransform(corners, np.linalg.inv(view.homography))[:, 0, :]
     reach = 2.0 / factor + 2.0
-    return math.ceil(float(mapped[:, 0].max()) + reach), math.ceil(
-        float(mapped[:, 1].max()) + reach
-    )
+    # (At least one pixel: a view wholly left of or above the picture repeats its corner.)
+    right = max(1, math.ceil(float(mapped[:, 0].max()) + reach))
+    bottom = max(1, math.ceil(float(mapped[:, 1].max()) + reach))
+    return right, bottom
 
 
 def _native_size(corners: Corners) -> tuple[float, float]:
