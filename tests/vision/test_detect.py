@@ -671,20 +671,25 @@ def test_a_weak_peak_beside_a_cube_coloured_nearer_the_floor_than_its_model_is_s
     assert at_foot_shade([peak], [0.2], SIDE) == [False]
 
 
-def test_a_shaded_strip_along_a_wall_is_no_cube_and_a_top_over_the_wall_is() -> None:
-    # The floor ends at row 40; below it the camera sees the wall's inner face.
+def _wall_face() -> tuple[NDArray[np.bool_], NDArray[np.float32], Found]:
+    """A view whose floor ends at row 40 (below it the camera sees the wall's inner face),
+    no evidence yet, and a black cube leaning over the wall: its top shows whole on the
+    wall's face."""
     near_floor = np.zeros((60, 90), np.bool_)
     near_floor[: 40 + 2, :] = True
-    black = COLOURS.index(Colour.BLACK)
     maps = np.zeros((len(COLOURS), 60, 90), np.float32)
-    # A strip of shade along the wall's foot, a third of a side high: a black "cube" there.
-    maps[black, 43:47, 10:30] = 1.0
-    strip = Found(black, 20.0, 45.0, 0.6, 5.0, 0)
-    # A black cube leaning over the wall: its top shows whole on the wall's face.
+    black = COLOURS.index(Colour.BLACK)
     maps[black, 41:50, 60:69] = 1.0
-    top = Found(black, 64.0, 45.0, 1.0, 5.0, 0)
+    return near_floor, maps, Found(black, 64.0, 45.0, 1.0, 5.0, 0)
+
+
+def test_a_shaded_strip_along_a_wall_is_no_cube_and_a_top_over_the_wall_is() -> None:
+    near_floor, maps, top = _wall_face()
+    # A strip of shade along the wall's foot, a third of a side high: a black "cube" there.
+    maps[top.colour, 43:47, 10:30] = 1.0
+    strip = Found(top.colour, 20.0, 45.0, 0.6, 5.0, 0)
     # A cube on the floor is not looked at, however its evidence lies.
-    floor = Found(black, 40.0, 20.0, 0.6, 5.0, 0)
+    floor = Found(top.colour, 40.0, 20.0, 0.6, 5.0, 0)
     shade = np.zeros_like(near_floor)
     shade[43:47, 10:30] = True
     kept, strips = without_wall_strips([strip, top, floor], maps, near_floor, SIDE, shade)
@@ -695,14 +700,9 @@ def test_a_shaded_strip_along_a_wall_is_no_cube_and_a_top_over_the_wall_is() -> 
 def test_a_wide_strip_of_shade_along_a_wall_is_no_cube() -> None:
     # Under a row of cubes against the wall the strip of shade on its face is as high as a
     # cube's top, but it is shade in the shadow's hue; a cube's top there is not.
-    near_floor = np.zeros((60, 90), np.bool_)
-    near_floor[: 40 + 2, :] = True
-    black = COLOURS.index(Colour.BLACK)
-    maps = np.zeros((len(COLOURS), 60, 90), np.float32)
-    maps[black, 41:50, 10:40] = 1.0
-    strip = Found(black, 25.0, 45.0, 0.8, 5.0, 0)
-    maps[black, 41:50, 60:69] = 1.0
-    top = Found(black, 64.0, 45.0, 1.0, 5.0, 0)
+    near_floor, maps, top = _wall_face()
+    maps[top.colour, 41:50, 10:40] = 1.0
+    strip = Found(top.colour, 25.0, 45.0, 0.8, 5.0, 0)
     shade = np.zeros_like(near_floor)
     shade[41:50, 10:40] = True
     # A speck of shade (a cube's edge) leaves a top over the wall a top.
