@@ -1678,8 +1678,6 @@ def _nearer_to(
 ) -> float:
     """The summed `values` of the pixels `points` (N x 2, x y) nearer to one of `pair` than
     to any other cube of `group`."""
-    if len(group) == 2:
-        return float(values.sum())
     centres = np.array([(cube.x, cube.y) for cube in group], np.float64)
     nearest = np.argmin(((points[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2), axis=1)
     ours = [number for number, cube in enumerate(group) if cube is pair[0] or cube is pair[1]]
