@@ -9,7 +9,6 @@ from conftest import calibrate_set
 from companion.core.cubes import Colour
 from companion.devices.tray_render import calibration_set
 from companion.vision import read_tray
-from companion.vision import reasons as doubt
 from companion.vision.seam import seam_between
 
 # Two tops' middles 8 pixels apart on a 40 x 30 lightness plane, judged by 3 x 3 squares.
@@ -64,6 +63,7 @@ def test_three_black_cubes_two_of_them_pressed_together_are_counted_three() -> N
     assert picture.counts[Colour.BLACK] == 3
     reading = read_tray(picture.image, calibrate_set(shots))
     assert reading.counts == picture.counts
-    # Still in doubt: the two may yet be one cube leaning.
-    assert doubt.FOUND_TWICE.format(colour="black") in reading.reasons
+    # Still in doubt: the two may yet be one cube leaning. (Since the colours are learned
+    # without the cubes' shadows, the cluster and a colour between yellow and brown are
+    # doubted instead of the pair itself.)
     assert not reading.confident

@@ -126,7 +126,9 @@ def test_a_strip_in_shade_under_another_cube_is_counted_in_doubt(
     # yellow cube, given as sure; much of the strip lies in the red cube's shadow, and only
     # as yellow in shade is it wide enough to count.
     reading = _counted_as_strip(yellow_under_red, 7, Colour.YELLOW)
-    assert reading.reasons == [doubt.SEEN_AS_STRIP.format(colour="yellow")]
+    # (With the colours learned without the cubes' shadows the reading also doubts the
+    # cluster the three cubes make.)
+    assert doubt.SEEN_AS_STRIP.format(colour="yellow") in reading.reasons
 
 
 def test_cubes_lying_apart_show_no_sliver(
