@@ -222,14 +222,17 @@ def _without_cast(
 ) -> Mask:
     """`cube` without the shadow: a cube and the shadow it casts change the cube's square
     swept along the shadow's `offset`, so a pixel of the cube has the whole way along the
-    offset from it changed, and a pixel of its shadow runs off the far end. (Shade alone
-    cannot tell them apart: a black or brown cube reads as deep shade of most prints, and half
-    the shadow of a brown one on cyan print fails the shadow test; learning from both, the
-    dark colours' models took in the print's shade. In path-traced set-up A 009 black was
-    learned at (36, -11, 12) where its cubes' tops measure (25, 0, 3), now (30, -6, 7), and
-    brown at (39, -1, 8) against (39, 11, 20), now (38, 4, 13).) A region with under MOSTLY_CAST of its cube pixels
-    left does not look like a cube and its shadow (a shadow on a wall out of the view, or
-    lost on the print) and keeps them all."""
+    offset from it changed, and a pixel of its shadow runs off the far end.
+
+    Shade alone cannot tell them apart: a black or brown cube reads as deep shade of most
+    prints, and half the shadow of a brown one on cyan print fails the shadow test; learning
+    from both, the dark colours' models took in the print's shade. In path-traced set-up
+    A 009 black was learned at (36, -11, 12) where its cubes' tops measure (25, 0, 3), now
+    (30, -6, 7), and brown at (39, -1, 8) against (39, 11, 20), now (38, 4, 13).
+
+    A region left with under MOSTLY_CAST of its cube pixels does not look like a cube and
+    its shadow (the shadow on a wall beyond the view, or lost on the print) and keeps them
+    all."""
     dx, dy = round(offset[0]), round(offset[1])
     way = np.zeros((abs(dy) + 1, abs(dx) + 1), np.uint8)
     start = (max(0, -dx), max(0, -dy))
