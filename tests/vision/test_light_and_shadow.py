@@ -258,8 +258,7 @@ def test_calibration_learns_the_shadow_and_the_noise_map(
     assert noise is not None and noise.shape == (profile.view_height, profile.view_width)
     # The shadow offset points from the cubes to their shade in the calibration pictures.
     assert isinstance(profile.shadow.offset, tuple)
-    line = ShadowLine(profile.shadow.direction, profile.shadow.deepest, profile.shadow.spread)
-    assert line.deepest > 0.0
+    assert profile.shadow.deepest > 0.0
     assert profile.colours[Colour.WHITE].cube_area > 0.0
 
 
