@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import calibrate_set
+from conftest import FAINT_BROWN_FLOOR, calibrate_set
 
 from companion.core.cubes import COLOURS, Colour
 from companion.devices.tray_render import RenderedTray, calibration_set
@@ -29,7 +29,7 @@ def faint_brown() -> tuple[RenderedTray, Profile, Comparison]:
     one brown cube differs so little from the print that its evidence fills no box enough
     for a peak."""
     shots = calibration_set(710292156, "hard-pairs", tests=2, jpeg=False)
-    profile = calibrate_set(shots)
+    profile = calibrate_set(shots, FAINT_BROWN_FLOOR)
     picture = shots.tests[1]
     comparison = compare(profile.view.warp(picture.image), profile.prepared().reference)
     return picture, profile, comparison

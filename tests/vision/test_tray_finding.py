@@ -182,6 +182,17 @@ PATH_TRACED = Path(__file__).parents[1] / "fixtures" / "vision"
             ((229.4, 169.8), (563.9, 178.3), (572.2, 431.5), (220.5, 433.2)),
             0.02,
         ),
+        # Set-up 210, checked in pink and grey (corners read off the picture). The first
+        # look took the floor's edges for the rim's, the walls just inside them for the rim's
+        # top (its sides 10.5 apart in colour under the lamp, the real rim's 1.5), and three
+        # lines of the print for the floor's edges: the floor came out a row of squares
+        # short, 17% off. Now the top edge is found where the wall's shadow on the floor
+        # ends, 7 pixels short of the wall's foot.
+        (
+            "pathtraced_pink_grey_checks/calibration",
+            ((167.5, 147.2), (623.6, 149.0), (625.0, 455.5), (166.4, 457.2)),
+            0.025,
+        ),
     ],
 )
 def test_a_line_of_a_checked_print_is_neither_the_rim_nor_the_floors_edge(
