@@ -915,10 +915,9 @@ def find_cubes(
         box = square_around(x, y, half)
         median = _box_median(comparison.lab, seen.foreground, box)
         best, margin, second, _ = _colour_of(median, comparison, box, prepared)
-        if (
-            best == index
-            and offset is not None
-            and lies_in_shade(x, y, offset, side, changed, inside)
+        if best == index and (
+            _on_shaded_floor(prepared, box)
+            or (offset is not None and lies_in_shade(x, y, offset, side, changed, inside))
         ):
             # A cube in shade shows its colour as shade does (`lies_in_shade`).
             best, margin, second, _ = _colour_of(median, comparison, box, prepared, True)
@@ -1198,6 +1197,13 @@ def lies_in_shade(
         and bool(floor[spot].all())
         and float(changed[spot].mean()) < OWN_SHADOW_SHARE
     )
+
+
+def _on_shaded_floor(prepared: Prepared, box: tuple[slice, slice]) -> bool:
+    """Whether most of a cube's box lies on floor the empty tray shows in shade (a wall's,
+    `Reference.shaded`): only the room lights a cube there."""
+    shaded = prepared.reference.shaded
+    return shaded is not None and float(shaded[box].mean()) >= 0.5
 
 
 def _gap_as_shade(

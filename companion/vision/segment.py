@@ -155,6 +155,9 @@ class Reference:
     """The blurred empty view in linear light."""
     local_noise: FloatImage | None = None
     """Per pixel, the colour difference seen between calibration shots with nothing there."""
+    shaded: Mask | None = None
+    """The floor the empty tray shows in shade, lit by the room alone (a wall's shade:
+    `ShadowLine.shaded_floor`), when counting with a shadow line."""
     levels: BGRImage | None = None
     """The blurred empty view, 8-bit BGR, when counting: a channel at the camera's limit is
     then taken as the tray's where the tray would come near the limit too (`_unclip`). None
@@ -192,6 +195,8 @@ class Reference:
         high = np.minimum(np.asarray(cv2.dilate(lab, kernel), np.float32), lab + SHIFT_TOLERANCE)
         # The walls' foot round the floor, less what lies at or next to a clipped patch.
         foot = grown(inside_sample, cube_side / SAMPLE_STEP) & ~_near_clipped(empty_view, cube_side)
+        light = linear(blurred)
+        shaded = None if shadow is None or not counting else shadow.shaded_floor(light, inside)
         return cls(
             sample,
             inside_sample,
@@ -209,8 +214,9 @@ class Reference:
             noise,
             unstable,
             shadow,
-            linear(blurred),
+            light,
             local_noise,
+            shaded,
             blurred if counting else None,
         )
 
@@ -477,6 +483,11 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         local_ratio = ratio[box]
         if reference.shadow is not None:
             darker = reference.shadow.test(deficit[box], reference.linear[box])
+            if reference.shaded is not None:
+                # Where a wall already shades the floor only the room lights it, and a cube
+                # beside it hides some of that light: an even darkening in every channel.
+                room = reference.shadow.room_light()
+                darker |= reference.shaded[box] & room.test(deficit[box], reference.linear[box])
         else:
             # Deep shadows are lit by the room (often another colour than the lamp) and
             # their few photons make the hue noisy: the darker, the more hue shift allowed.
@@ -487,10 +498,12 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         if reference.shadow is not None and off_hue is not None:
             # (Judged only where the shadow test passed: little of the box is shade.)
             shade = shadow_like[box]
-            kept = reference.shadow.keeps_hue(
-                deficit[box][shade][:, None], reference.linear[box][shade][:, None]
-            )
-            off_hue[box][shade] = ~kept[:, 0]
+            lost, light = deficit[box][shade][:, None], reference.linear[box][shade][:, None]
+            kept = reference.shadow.keeps_hue(lost, light)[:, 0]
+            if reference.shaded is not None:
+                room = reference.shadow.room_light()
+                kept |= reference.shaded[box][shade] & room.keeps_hue(lost, light)[:, 0]
+            off_hue[box][shade] = ~kept
     matching = float(np.mean(floor_differences <= threshold))
     around = difference.ravel()[reference.surround_sample]
     # (A view that is all floor has nothing round it to vouch for the tray.)

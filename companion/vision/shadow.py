@@ -44,6 +44,16 @@ DARK_LEVEL = 0.01
 HUE_SPREAD = 0.3
 
 
+# A floor pixel of the empty tray lies in shade (a wall's) when its light lies this share of
+# the umbra's depth (in log light) below that of the most lit tenth of its print.
+SHADED_AT = 0.5
+# Prints are told apart by their colour with shade taken out, in bins this wide (log light),
+# and one needs this many pixels for its lit level to be known.
+PRINT_BIN = 0.06
+PRINT_PIXELS = 30
+# Where only the room lights the floor, a cube hides up to this share of that light.
+ROOM_DEEPEST = 0.9
+
 # Depths along the shadow line at which a colour's look in shade is worked out
 # (`ShadowLine.darkened`): steps of about 1 L for a white cube.
 SHADE_STEPS = 41
@@ -135,6 +145,51 @@ class ShadowLine:
         shallow_enough = depth <= np.float32(self.deepest * DEPTH_ALLOWANCE)
         result: Mask = on_line & deep_enough & shallow_enough
         return result
+
+    def shaded_floor(self, light: FloatImage, floor: Mask) -> Mask:
+        """The `floor` pixels the empty tray (`light`: linear, H x W x 3) shows in shade, lit
+        by the room alone: a wall's shade, the tower's.
+
+        In log light, shade moves every print the same way: along the umbra's vector, the
+        log of what the deepest shade keeps. Across that vector prints differ, so pixels are
+        grouped by where they lie across it (PRINT_BIN); those of a group lying SHADED_AT of
+        the umbra or more below its most lit tenth are in shade. A print seen only in shade
+        has no lit pixels to tell it by and is taken as lit; so is a dark print's shade that
+        noise spreads into bins holding none of its lit pixels. The map may miss some of a
+        band, but seldom takes lit floor for shade. (Taking each bin's lit level from the
+        bins round it found more of the bands but took a purple print for a magenta one's
+        shade: path-traced B 111 read red cubes there.)
+        """
+        kept = np.clip(1.0 - self.deepest * np.array(self.direction, np.float64), 0.02, 1.0)
+        umbra = np.log(kept)
+        depth = float(np.linalg.norm(umbra))
+        shaded = np.zeros(floor.shape, np.bool_)
+        if depth < 1e-3:
+            return shaded
+        axis = umbra / depth
+        logs = np.log(light[floor].astype(np.float64) + float(_FLOOR))
+        along = logs @ axis
+        across = logs - along[:, None] * axis[None, :]
+        # Two directions across the axis: the bins are squares in that plane.
+        first = np.cross(axis, [1.0, 0.0, 0.0])
+        first /= np.linalg.norm(first)
+        second = np.cross(axis, first)
+        cells = np.floor(np.stack([across @ first, across @ second], axis=1) / PRINT_BIN)
+        _, group, sizes = np.unique(cells, axis=0, return_inverse=True, return_counts=True)
+        group = group.ravel()
+        # Each group's most lit tenth: its pixels sorted by depth along the axis.
+        order = np.lexsort((along, group))
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        lit = along[order][starts + (sizes // 10)]
+        known = sizes[group] >= PRINT_PIXELS
+        shaded[floor] = known & (along >= lit[group] + SHADED_AT * depth)
+        return shaded
+
+    def room_light(self) -> ShadowLine:
+        """The shade a cube throws on floor only the room lights (`shaded_floor`): it hides
+        some of that light, the same share in every channel."""
+        grey = float(1.0 / np.sqrt(3.0))
+        return ShadowLine((grey, grey, grey), ROOM_DEEPEST * float(np.sqrt(3.0)), self.spread)
 
     def keeps_hue(self, deficit: FloatImage, floor: FloatImage) -> Mask:
         """Pixels (H x W) whose channels keep the share of the tray's light this line leaves

@@ -218,6 +218,48 @@ def test_a_colour_in_deeper_shade_keeps_its_hue_under_grey_light_and_takes_the_r
     assert shallow[1, -1, 0] > bluish[1, -1, 0] + 10.0
 
 
+def test_the_floor_a_wall_shades_is_told_on_every_print() -> None:
+    # Cream and teal checks; a band along the left wall lies in the umbra, lit by the room
+    # alone. Each print is darker there by what the deepest shade keeps, as the shadow
+    # line has it; the rest is lit, whatever the print.
+    line = ShadowLine((0.64, 0.57, 0.52), deepest=1.1, spread=0.1)
+    direction = np.array(line.direction, np.float32)
+    rows, columns = np.mgrid[0:80, 0:120]
+    lit = np.where(
+        ((rows // 20 + columns // 20) % 2 == 0)[..., None], (170, 215, 230), (150, 190, 60)
+    )
+    empty = lit.astype(np.uint8)
+    band = columns < 25
+    empty[band] = _shadowed(empty, direction, line.deepest)[band]
+    noisy = empty + np.random.default_rng(3).normal(0.0, 2.0, empty.shape)
+    light = linear(np.clip(noisy, 0, 255).astype(np.uint8))
+    floor = np.ones(band.shape, np.bool_)
+    shaded = line.shaded_floor(light, floor)
+    # (Noise spreads the dark teal's shade beyond the bins of its lit squares: some of the
+    # band is missed, 14.5% here.)
+    assert shaded[band].mean() > 0.8
+    assert shaded[~band].mean() < 0.02
+    # A print seen only in shade has no lit pixels to be told by: taken as lit.
+    dark_only = np.where(band[..., None], _shadowed(empty, direction, line.deepest), empty)
+    dark_only[band] = (40, 40, 120)
+    alone = line.shaded_floor(linear(dark_only.astype(np.uint8)), floor)
+    assert alone[band].mean() < 0.02
+
+
+def test_a_cube_on_floor_only_the_room_lights_darkens_it_evenly() -> None:
+    # On floor in a wall's shade, a cube hides some of the room's light: each channel loses
+    # the same share, which the room's line takes as shade and the lamp's does not.
+    line = ShadowLine((0.8, 0.5, 0.33), deepest=0.9, spread=0.08)
+    empty = np.zeros((20, 20, 3), np.uint8)
+    empty[:] = (60, 90, 40)
+    floor = linear(empty)
+    grey = np.array(line.room_light().direction, np.float32)
+    shade = np.clip(_shadowed(empty, grey, 0.6), 0, 255).astype(np.uint8)
+    deficit = darkening(shade, floor)
+    assert line.room_light().test(deficit, floor).mean() > 0.9
+    assert line.test(deficit, floor).mean() < 0.1
+
+
 def test_too_few_shadow_pixels_learn_no_line() -> None:
     assert learn([np.zeros((10, 3), np.float32)]) is None
     assert learn([]) is None
