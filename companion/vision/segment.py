@@ -486,7 +486,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
             if reference.shaded is not None:
                 # Where a wall already shades the floor only the room lights it, and a cube
                 # beside it hides some of that light: an even darkening in every channel.
-                room = reference.shadow.room_light()
+                room = reference.shadow.room_light
                 darker |= reference.shaded[box] & room.test(deficit[box], reference.linear[box])
         else:
             # Deep shadows are lit by the room (often another colour than the lamp) and
@@ -501,7 +501,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
             lost, light = deficit[box][shade][:, None], reference.linear[box][shade][:, None]
             kept = reference.shadow.keeps_hue(lost, light)[:, 0]
             if reference.shaded is not None:
-                room = reference.shadow.room_light()
+                room = reference.shadow.room_light
                 kept |= reference.shaded[box][shade] & room.keeps_hue(lost, light)[:, 0]
             off_hue[box][shade] = ~kept
     matching = float(np.mean(floor_differences <= threshold))

@@ -12,6 +12,7 @@ pixels fall on that line only by chance: their colour does not depend on the flo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -185,9 +186,11 @@ class ShadowLine:
         shaded[floor] = known & (along >= lit[group] + SHADED_AT * depth)
         return shaded
 
+    @cached_property
     def room_light(self) -> ShadowLine:
         """The shade a cube throws on floor only the room lights (`shaded_floor`): it hides
-        some of that light, the same share in every channel."""
+        some of that light, the same share in every channel. (Made once per line: every
+        reading asks.)"""
         grey = float(1.0 / np.sqrt(3.0))
         return ShadowLine((grey, grey, grey), ROOM_DEEPEST * float(np.sqrt(3.0)), self.spread)
 

@@ -253,10 +253,10 @@ def test_a_cube_on_floor_only_the_room_lights_darkens_it_evenly() -> None:
     empty = np.zeros((20, 20, 3), np.uint8)
     empty[:] = (60, 90, 40)
     floor = linear(empty)
-    grey = np.array(line.room_light().direction, np.float32)
+    grey = np.array(line.room_light.direction, np.float32)
     shade = np.clip(_shadowed(empty, grey, 0.6), 0, 255).astype(np.uint8)
     deficit = darkening(shade, floor)
-    assert line.room_light().test(deficit, floor).mean() > 0.9
+    assert line.room_light.test(deficit, floor).mean() > 0.9
     assert line.test(deficit, floor).mean() < 0.1
 
 
