@@ -150,12 +150,12 @@ MOSTLY_CAST = 0.3
 
 
 def cube_regions(
-    view: BGRImage, reference: Reference, offset: tuple[float, float] | None = None
+    comparison: Comparison, reference: Reference, offset: tuple[float, float] | None = None
 ) -> CubeRegions:
-    """Changed regions of a colour picture (cube and its shadow), and their cube pixels;
-    given where shadows fall from their cubes (`offset`, view pixels), without the part of
-    each region its cube casts."""
-    comparison = compare(view, reference)
+    """Changed regions of a colour picture (cube and its shadow; `comparison`: the picture
+    compared with the empty tray's `reference`), and their cube pixels; given where shadows
+    fall from their cubes (`offset`, view pixels), without the part of each region its cube
+    casts."""
     mask = comparison.changed & reference.inside
     kernel = np.ones((3, 3), np.uint8)
     cleaned = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, kernel)
@@ -417,7 +417,7 @@ def _measure_side(empty: BGRImage, per_colour: Mapping[Colour, BGRImage], view: 
     singles: list[float] = []
     minimum = _smallest_cube(view)
     for picture in per_colour.values():
-        found = cube_regions(view.warp(picture), reference)
+        found = cube_regions(compare(view.warp(picture), reference), reference)
         singles.extend(_plausible(found.singles, minimum))
         areas.extend(_plausible(found.areas, minimum))
     if not areas:
@@ -454,7 +454,7 @@ def _learn(
         picture_view = views[colour]
         comparison = compare(picture_view, first)
         noise.append(float(np.median(comparison.difference[first.inside])))
-        regions = cube_regions(picture_view, first, offset)
+        regions = cube_regions(comparison, first, offset)
         found[colour] = regions
         comparisons[colour] = comparison
         debug(f"{colour.value}-regions", regions.mask)

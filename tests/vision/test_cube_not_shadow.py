@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion.vision.calibrate import cube_regions
-from companion.vision.segment import Reference
+from companion.vision.segment import Reference, compare
 
 SIDE = 11
 
@@ -20,7 +20,7 @@ def test_the_long_shadow_of_grey_cubes_on_coloured_print_is_not_learned_as_them(
     shadow = (slice(26, 50), slice(18, 46))
     picture[shadow] = (picture[shadow] * 0.4).astype(np.uint8)
     reference = Reference.prepare(empty, np.ones(empty.shape[:2], np.bool_), SIDE)
-    found = cube_regions(picture, reference)
+    found = cube_regions(compare(picture, reference), reference)
     assert found.mask[shadow].mean() > 0.9
     assert found.cube[17:24, 22:40].all()
     assert not found.cube[shadow].any()
@@ -35,6 +35,6 @@ def test_a_dark_cube_that_looks_like_shade_is_still_its_darker_part() -> None:
     picture[26:37, 20:31] = np.linspace(80, 130, 11, dtype=np.uint8)[:, None, None]
     picture[15:26, 20:31] = 40
     reference = Reference.prepare(empty, np.ones(empty.shape[:2], np.bool_), SIDE)
-    found = cube_regions(picture, reference)
+    found = cube_regions(compare(picture, reference), reference)
     assert found.cube[17:24, 22:29].all()
     assert not found.cube[31:37, 22:29].any()

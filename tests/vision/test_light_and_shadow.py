@@ -337,8 +337,9 @@ def test_a_spot_where_most_calibration_cubes_landed_still_shows_a_cube() -> None
         if index < 4:
             picture[40:51, 60:71] = (30, 40, 200)
         pictures.append(picture)
-    differences = [compare(p, reference).difference for p in pictures]
-    covered = [grown(cube_regions(p, reference).mask, COVER_REACH) for p in pictures]
+    comparisons = [compare(p, reference) for p in pictures]
+    differences = [c.difference for c in comparisons]
+    covered = [grown(cube_regions(c, reference).mask, COVER_REACH) for c in comparisons]
     quiet = quiet_differences(differences, covered)
     spot = (slice(40, 51), slice(60, 71))
     # (The median of all seven pictures is a cube's difference there.)
