@@ -446,6 +446,29 @@ def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a
     assert without_cast_shadows(light, offset, SIDE, _grey(lighter), _grey(floor), changed) == light
 
 
+def test_a_dark_peak_that_throws_no_shadow_of_its_own_is_shade() -> None:
+    # A lamp throws shadows 10 pixels up (cube side 12). A black peak at (40, 40), L 30 on a
+    # floor of L 50, with no found cube to cast it: the floor where its own shadow would fall
+    # is unchanged, so it is shade.
+    offset = (0.0, -10.0)
+    floor = np.full((80, 80), 50.0, np.float32)
+    lightness = floor.copy()
+    lightness[34:47, 34:47] = 30.0
+    changed = np.zeros((80, 80), np.bool_)
+    changed[34:47, 34:47] = True
+    lone = [(1, 40, 40, 0.7)]
+    picture, empty = _grey(lightness), _grey(floor)
+    assert without_cast_shadows(lone, offset, SIDE, picture, empty, changed) == []
+    # A real cube there darkens the floor beyond it with its shadow.
+    cast = changed.copy()
+    cast[24:34, 34:47] = True
+    assert without_cast_shadows(lone, offset, SIDE, picture, empty, cast) == lone
+    # Where a wall already shades the floor beyond it in the empty tray, no shadow can show.
+    walled = np.zeros((80, 80), np.bool_)
+    walled[:34, :] = True
+    assert without_cast_shadows(lone, offset, SIDE, picture, empty, changed, walled) == lone
+
+
 def test_a_cube_lies_in_shade_when_the_floor_where_its_shadow_falls_is_unchanged() -> None:
     # A lamp throws shadows 10 pixels up (cube side 12); a cube lies at (40, 40).
     offset = (0.0, -10.0)
@@ -503,6 +526,9 @@ def test_a_weak_peak_in_the_colour_of_the_floor_in_shade_is_shade_wherever_it_li
     assert without_cast_shadows(weak, offset, SIDE, picture, floor, changed) == [weak[0]]
     # Filling its box as a cube does, it stays; so does a weak black one, black being any
     # floor's colour in deep shade; and so does a weak one in a colour off the print's shade.
+    # (Each a cube, it throws its own shadow up: a peak that throws none is shade, see
+    # test_a_dark_peak_that_throws_no_shadow_of_its_own_is_shade.)
+    changed[15:25, 23:34] = True
     filled = [weak[0], (0, 28, 30, 0.8)]
     assert without_cast_shadows(filled, offset, SIDE, picture, floor, changed) == filled
     black = [weak[0], (1, 28, 30, 0.5)]
@@ -528,8 +554,11 @@ def test_a_peak_on_the_arm_of_a_cubes_l_shaped_shadow_is_dropped_too() -> None:
     assert without_cast_shadows(found, offset, SIDE, _grey(lightness), _grey(floor), changed) == [
         found[0]
     ]
-    # A black peak as far along but most of a side across is no shadow of the blue: it stays.
+    # A black peak as far along but most of a side across is no shadow of the blue: it stays
+    # (a cube, it changes the floor and throws its own shadow).
     lightness[35:46, 23:34] = 20.0
+    changed[35:46, 23:34] = True
+    changed[29:40, 19:30] = True
     beside = [(0, 40, 40, 1.0), (1, 28, 40, 0.7)]
     assert (
         without_cast_shadows(beside, offset, SIDE, _grey(lightness), _grey(floor), changed)
