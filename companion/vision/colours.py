@@ -96,39 +96,50 @@ def in_shade_distances2(
     lie on its path (`paths`, K x S x 3: its colour in ever deeper shade as the set-up's
     shadow tints it, `shadow.ShadowLine.darkened`) where given, else at a and b scaled by the
     shade's factor as `shade_gaps` has it; their spread scales by that factor either way."""
-    factor = (float(colour[0]) + 16.0) / (means[:, 0] + 16.0)
+    result: NDArray[np.float32] = shaded_distances2(
+        np.asarray(colour, np.float32)[None, :], means, inverses, deepest, paths
+    )[0]
+    return result
+
+
+def shaded_distances2(
+    colours: NDArray[np.float32],
+    means: NDArray[np.float32],
+    inverses: NDArray[np.float32],
+    deepest: float,
+    paths: NDArray[np.float32] | None = None,
+) -> NDArray[np.float32]:
+    """`in_shade_distances2` for N Lab colours at once: N x K."""
+    lightness = colours[:, 0].astype(np.float64)
+    factor = (lightness[:, None] + 16.0) / (means[None, :, 0].astype(np.float64) + 16.0)
     usable = (factor < 1.0) & (factor >= deepest)
-    safe = np.where(usable, factor, 1.0).astype(np.float32)
-    delta = np.zeros_like(means)
+    safe = np.where(usable, factor, 1.0)
     if paths is None:
-        delta[:, 1:] = colour[None, 1:] - means[:, 1:] * safe[:, None]
+        shaded = means[None, :, 1:].astype(np.float64) * safe[:, :, None]
     else:
-        shaded, reached = _at_lightness(paths, float(colour[0]))
+        shaded, reached = _at_lightness(paths, lightness)
         usable &= reached
-        delta[:, 1:] = colour[None, 1:] - shaded
-    # Scaling a and b by the factor scales their spread alike: the inverse covariance's a and
-    # b rows and columns grow by 1 / factor each.
-    unscale = np.ones_like(means)
-    unscale[:, 1:] /= safe[:, None]
-    inside = inverses * unscale[:, :, None] * unscale[:, None, :]
-    d2 = np.einsum("ki,kij,kj->k", delta, inside, delta).astype(np.float32)
-    return np.where(usable, d2, np.float32(np.inf)).astype(np.float32)
+    # L is matched, so only a and b differ. Scaling a and b by the factor scales their
+    # spread alike: the inverse covariance's a and b block grows by 1 / factor squared.
+    delta = colours[:, None, 1:].astype(np.float64) - shaded
+    d2 = np.einsum("nki,kij,nkj->nk", delta, inverses[:, 1:, 1:].astype(np.float64), delta)
+    d2 /= safe**2
+    return np.where(usable, d2, np.inf).astype(np.float32)
 
 
 def _at_lightness(
-    paths: NDArray[np.float32], lightness: float
-) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
-    """Each path's (K x S x 3, lightest first) a and b where it reaches `lightness` (K x 2),
-    and whether it does (K)."""
-    shaded = np.zeros((len(paths), 2), np.float32)
-    reached = np.zeros(len(paths), np.bool_)
+    paths: NDArray[np.float32], lightness: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Each path's (K x S x 3, lightest first) a and b where it reaches each of N
+    `lightness`es (N x K x 2), and whether it does (N x K)."""
+    shaded = np.zeros((len(lightness), len(paths), 2), np.float64)
+    reached = np.zeros((len(lightness), len(paths)), np.bool_)
     for k, path in enumerate(paths):
         # Deeper shade only darkens: the path's L falls, so reversed it rises, as interp asks.
-        rising = path[::-1]
-        if not rising[0, 0] <= lightness <= rising[-1, 0]:
-            continue
-        reached[k] = True
-        shaded[k] = [np.interp(lightness, rising[:, 0], rising[:, c]) for c in (1, 2)]
+        rising = path[::-1].astype(np.float64)
+        reached[:, k] = (rising[0, 0] <= lightness) & (lightness <= rising[-1, 0])
+        for c in (1, 2):
+            shaded[:, k, c - 1] = np.interp(lightness, rising[:, 0], rising[:, c])
     return shaded, reached
 
 
@@ -197,4 +208,5 @@ __all__ = [
     "seen_at_limit",
     "shade_gap",
     "shade_gaps",
+    "shaded_distances2",
 ]

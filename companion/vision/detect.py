@@ -850,6 +850,7 @@ def profile_evidence(comparison: Comparison, profile: Profile) -> Evidence:
     """The per-colour evidence of a compared view under a profile's colours and shadow."""
     prepared = profile.prepared()
     floor = prepared.reference.lab[:, :, 0]
+    shaded = prepared.reference.shaded
     return evidence(
         comparison,
         prepared.means,
@@ -858,6 +859,7 @@ def profile_evidence(comparison: Comparison, profile: Profile) -> Evidence:
         cast_offset(profile),
         profile.cube_side,
         prepared.clipped,
+        None if shaded is None else (shaded, prepared.shade_paths),
     )
 
 

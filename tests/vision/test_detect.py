@@ -12,7 +12,15 @@ from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.colours import LOOSE_SLACK, distances2, seen_at_limit, shade_gap
+from companion.vision.colours import (
+    DEEPEST_SHADE,
+    LOOSE_SLACK,
+    distances2,
+    in_shade_distances2,
+    seen_at_limit,
+    shade_gap,
+    shaded_distances2,
+)
 from companion.vision.detect import (
     SIDE_GAP,
     Found,
@@ -205,6 +213,36 @@ def test_a_pixel_lighter_than_the_floor_that_only_darker_colours_explain_is_unex
     seen = evidence(_comparison(lab, no_shadow), means, inverses, floor=light_floor)
     assert seen.maps[0].min() > 0.9
     assert not seen.unexplained.any()
+
+
+def test_a_cube_on_floor_only_the_room_lights_shows_its_colour_in_that_shade() -> None:
+    # A red cube against the wall lies where the wall hides the lamp: lit by the room alone it
+    # shows Lab (23, 30, 21), too dark for red's model (44, 37, 30) and no nearer brown's. As
+    # the room's light shows red at that lightness it is red.
+    means = np.array([[44.0, 37.0, 30.0], [40.0, 8.0, 23.0]], np.float32)
+    inverses = np.array([np.eye(3) / 16.0] * 2, np.float32)
+    lab = np.full((12, 12, 3), (23.0, 30.0, 21.0), np.float32)
+    no_shadow = np.zeros((12, 12), np.bool_)
+    shaded = np.zeros((12, 12), np.bool_)
+    shaded[:, :6] = True
+    seen = evidence(_comparison(lab, no_shadow), means, inverses, room_lit=(shaded, None))
+    assert seen.maps[0][:, :6].min() > 0.9 and not seen.unexplained[:, :6].any()
+    # Where the lamp lights the floor, the lamp lights a cube too: no colour explains it.
+    assert seen.maps[:, :, 6:].max() == 0.0 and seen.unexplained[:, 6:].all()
+    # Plain shade there is the floor darkened, not a cube.
+    seen = evidence(_comparison(lab, ~no_shadow), means, inverses, room_lit=(shaded, None))
+    assert seen.maps.max() == 0.0
+
+
+def test_colours_judged_in_shade_at_once_are_judged_as_one_by_one() -> None:
+    means = np.array([[77.0, 0.0, 3.0], [44.0, 37.0, 30.0]], np.float32)
+    inverses = np.array([np.eye(3) / 9.0, np.eye(3) / 16.0], np.float32)
+    colours = np.array([[50.0, 1.0, 2.0], [30.0, 25.0, 20.0], [90.0, 0.0, 0.0]], np.float32)
+    at_once = shaded_distances2(colours, means, inverses, DEEPEST_SHADE)
+    for colour, row in zip(colours, at_once, strict=True):
+        assert np.allclose(in_shade_distances2(colour, means, inverses, DEEPEST_SHADE), row)
+    # Lighter than every model: no shade explains it.
+    assert np.isinf(at_once[2]).all()
 
 
 def test_a_dark_cube_is_not_hidden_by_the_shadow_of_its_own_lit_edge() -> None:
