@@ -268,8 +268,8 @@ OWN_SHADOW_SHARE = 0.25
 # under NO_SHADOW_SHARE changed pixels is shade, whichever cube cast it, unless that box lies
 # mostly (SHADED_SPOT) on floor the empty tray already shows in a wall's shade, where no
 # shadow shows. (Path-traced A, B and C as found and 3 nudged passes: 3 fewer wrong passes,
-# none more, a blue peak on the far wall's face and two white ones on grey print; 0.05 did the
-# same. Shared renderer seeds 0 and 1: the same pictures right.)
+# none more: a blue peak by A 000's far wall, two white ones on C 204's grey and purple
+# checks; 0.05 did the same. Shared renderer seeds 0 and 1: the same pictures right.)
 NO_SHADOW_SHARE = 0.12
 SHADED_SPOT = 0.5
 # Whether a cube lies in shade is told by its shadow this many offsets on (`lies_in_shade`):
