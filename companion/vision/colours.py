@@ -84,33 +84,21 @@ DEEPEST_SHADE = 0.6
 
 
 def in_shade_distances2(
-    colour: NDArray[np.float32],
-    means: NDArray[np.float32],
-    inverses: NDArray[np.float32],
-    deepest: float,
-    paths: NDArray[np.float32] | None = None,
-) -> NDArray[np.float32]:
-    """Squared Mahalanobis distance of one Lab colour to each of K models as shade shows that
-    model at the colour's lightness; infinite for a model no lighter than the colour, or one
-    that takes deeper shade than the factor `deepest` (of L + 16). In shade a model's a and b
-    lie on its path (`paths`, K x S x 3: its colour in ever deeper shade as the set-up's
-    shadow tints it, `shadow.ShadowLine.darkened`) where given, else at a and b scaled by the
-    shade's factor as `shade_gaps` has it; their spread scales by that factor either way."""
-    result: NDArray[np.float32] = shaded_distances2(
-        np.asarray(colour, np.float32)[None, :], means, inverses, deepest, paths
-    )[0]
-    return result
-
-
-def shaded_distances2(
     colours: NDArray[np.float32],
     means: NDArray[np.float32],
     inverses: NDArray[np.float32],
     deepest: float,
     paths: NDArray[np.float32] | None = None,
 ) -> NDArray[np.float32]:
-    """`in_shade_distances2` for N Lab colours at once: N x K."""
-    lightness = colours[:, 0].astype(np.float64)
+    """Squared Mahalanobis distance of a Lab colour (3) or of N (N x 3) to each of K models as
+    shade shows that model at the colour's lightness (K, or N x K); infinite for a model no
+    lighter than the colour, or one that takes deeper shade than the factor `deepest` (of
+    L + 16). In shade a model's a and b lie on its path (`paths`, K x S x 3: its colour in
+    ever deeper shade as the set-up's shadow tints it, `shadow.ShadowLine.darkened`) where
+    given, else at a and b scaled by the shade's factor as `shade_gaps` has it; their spread
+    scales by that factor either way."""
+    seen = np.asarray(colours, np.float64).reshape(-1, 3)
+    lightness = seen[:, 0]
     factor = (lightness[:, None] + 16.0) / (means[None, :, 0].astype(np.float64) + 16.0)
     usable = (factor < 1.0) & (factor >= deepest)
     safe = np.where(usable, factor, 1.0)
@@ -121,10 +109,11 @@ def shaded_distances2(
         usable &= reached
     # L is matched, so only a and b differ. Scaling a and b by the factor scales their
     # spread alike: the inverse covariance's a and b block grows by 1 / factor squared.
-    delta = colours[:, None, 1:].astype(np.float64) - shaded
+    delta = seen[:, None, 1:] - shaded
     d2 = np.einsum("nki,kij,nkj->nk", delta, inverses[:, 1:, 1:].astype(np.float64), delta)
     d2 /= safe**2
-    return np.where(usable, d2, np.inf).astype(np.float32)
+    result: NDArray[np.float32] = np.where(usable, d2, np.inf).astype(np.float32)
+    return result[0] if np.ndim(colours) == 1 else result
 
 
 def _at_lightness(
@@ -208,5 +197,4 @@ __all__ = [
     "seen_at_limit",
     "shade_gap",
     "shade_gaps",
-    "shaded_distances2",
 ]

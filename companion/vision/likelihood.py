@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.arrays import box_around, pixels_at
-from companion.vision.colours import DEEPEST_SHADE, distances2, shaded_distances2
+from companion.vision.colours import DEEPEST_SHADE, distances2, in_shade_distances2
 from companion.vision.images import FloatImage, Mask
 from companion.vision.segment import Comparison
 
@@ -112,7 +112,7 @@ def evidence(
         dim = shaded[box][mask] & ~shadow_like & (d2.min(axis=1) > EXPLAINED_D2)
         if dim.any():
             d2[dim] = np.minimum(
-                d2[dim], shaded_distances2(pixels[dim], means, inverses, DEEPEST_SHADE, paths)
+                d2[dim], in_shade_distances2(pixels[dim], means, inverses, DEEPEST_SHADE, paths)
             )
     best = d2.min(axis=1)
     # Weights fall off with the distance to the best model, so a pixel half-way between two

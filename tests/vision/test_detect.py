@@ -19,7 +19,6 @@ from companion.vision.colours import (
     in_shade_distances2,
     seen_at_limit,
     shade_gap,
-    shaded_distances2,
 )
 from companion.vision.detect import (
     SIDE_GAP,
@@ -238,7 +237,7 @@ def test_colours_judged_in_shade_at_once_are_judged_as_one_by_one() -> None:
     means = np.array([[77.0, 0.0, 3.0], [44.0, 37.0, 30.0]], np.float32)
     inverses = np.array([np.eye(3) / 9.0, np.eye(3) / 16.0], np.float32)
     colours = np.array([[50.0, 1.0, 2.0], [30.0, 25.0, 20.0], [90.0, 0.0, 0.0]], np.float32)
-    at_once = shaded_distances2(colours, means, inverses, DEEPEST_SHADE)
+    at_once = in_shade_distances2(colours, means, inverses, DEEPEST_SHADE)
     for colour, row in zip(colours, at_once, strict=True):
         assert np.allclose(in_shade_distances2(colour, means, inverses, DEEPEST_SHADE), row)
     # Lighter than every model: no shade explains it.
