@@ -233,6 +233,23 @@ def test_a_cube_on_floor_only_the_room_lights_shows_its_colour_in_that_shade() -
     assert seen.maps.max() == 0.0
 
 
+def test_a_white_cube_only_the_room_lights_is_white_though_darker_than_the_floor() -> None:
+    # In a wall's shade on floor of L 54 a white cube shows (49, -1, -6): blue's wide model
+    # explains it as it is (its lightness), white as the room's light shows white far better.
+    # Judged so it is white's shade, so its lying darker than the floor does not rule white out.
+    means = np.array([[38.0, 12.0, -33.0], [78.0, 0.0, 5.0]], np.float32)
+    inverses = np.array([np.eye(3) / 49.0, np.eye(3) / 16.0], np.float32)
+    lab = np.full((12, 12, 3), (49.0, -1.0, -6.0), np.float32)
+    no_shadow = np.zeros((12, 12), np.bool_)
+    floor = np.full((12, 12), 54.0, np.float32)
+    room_lit = (np.ones((12, 12), np.bool_), None)
+    seen = evidence(_comparison(lab, no_shadow), means, inverses, floor, room_lit=room_lit)
+    assert seen.maps[1].min() > 0.9 and seen.maps[0].max() < 0.1
+    # Where the lamp lights the floor it is what it looks: blue.
+    seen = evidence(_comparison(lab, no_shadow), means, inverses, floor)
+    assert seen.maps[0].min() > 0.9 and seen.maps[1].max() == 0.0
+
+
 def test_colours_judged_in_shade_at_once_are_judged_as_one_by_one() -> None:
     means = np.array([[77.0, 0.0, 3.0], [44.0, 37.0, 30.0]], np.float32)
     inverses = np.array([np.eye(3) / 9.0, np.eye(3) / 16.0], np.float32)
