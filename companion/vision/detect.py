@@ -266,12 +266,12 @@ OWN_SHADOW_BOX = 0.5
 OWN_SHADOW_SHARE = 0.25
 # A cube throws its own shadow: a peak that could be shade whose box one offset on holds
 # under NO_SHADOW_SHARE changed pixels is shade, whichever cube cast it, unless that box lies
-# mostly (SHADED_SPOT) on floor the empty tray already shows in a wall's shade, where no
-# shadow shows. (Path-traced A, B and C as found and 3 nudged passes: 3 fewer wrong passes,
+# mostly (MOSTLY_SHADED) on floor the empty tray already shows in a wall's shade, where no
+# shadow shows. (A cube's box mostly there is lit by the room alone: `_on_shaded_floor`.) (Path-traced A, B and C as found and 3 nudged passes: 3 fewer wrong passes,
 # none more: a blue peak by A 000's far wall, two white ones on C 204's grey and purple
 # checks; 0.05 did the same. Shared renderer seeds 0 and 1: the same pictures right.)
 NO_SHADOW_SHARE = 0.12
-SHADED_SPOT = 0.5
+MOSTLY_SHADED = 0.5
 # Whether a cube lies in shade is told by its shadow this many offsets on (`lies_in_shade`):
 # a peak may lie off its cube's centre, and one short offset on, the box then takes in the
 # cube's own edge (A 013 drop 1: a brown cube in the wall's shade, its peak 2 view pixels
@@ -1153,10 +1153,10 @@ def without_cast_shadows(
     a found cube throws its shadow, and throws none itself: a real cube there darkens the
     floor one shadow offset further on, or something covers that spot. Where that spot is
     unchanged the peak is shade even when no found cube casts it (NO_SHADOW_SHARE; `shaded`:
-    the floor the empty tray shows in a wall's shade, where no shadow shows). A colour far from the
-    floor's in shade is a cube even there (a brown cube beside a red one on red print),
-    and one in that very colour that barely fills its box is shade wherever it lies (see
-    WEAK_SHADE_FILL).
+    the floor the empty tray shows in a wall's shade, where no shadow shows). A colour far
+    from the floor's in shade is a cube even there (a brown cube beside a red one on red
+    print), and one in that very colour that barely fills its box is shade wherever it lies
+    (see WEAK_SHADE_FILL).
     """
     kept: list[tuple[int, int, int, float]] = []
     for number, (colour, x, y, fill) in enumerate(found):
@@ -1177,7 +1177,7 @@ def without_cast_shadows(
             continue
         own = float(changed[spot].mean())
         casts_none = own < NO_SHADOW_SHARE and (
-            shaded is None or float(shaded[spot].mean()) < SHADED_SPOT
+            shaded is None or float(shaded[spot].mean()) < MOSTLY_SHADED
         )
         if not casts_none and (not cast_by_other or own >= OWN_SHADOW_SHARE):
             kept.append((colour, x, y, fill))
@@ -1229,7 +1229,7 @@ def _on_shaded_floor(prepared: Prepared, box: tuple[slice, slice]) -> bool:
     """Whether most of a cube's box lies on floor the empty tray shows in shade (a wall's,
     `Reference.shaded`): only the room lights a cube there."""
     shaded = prepared.reference.shaded
-    return shaded is not None and float(shaded[box].mean()) >= 0.5
+    return shaded is not None and float(shaded[box].mean()) >= MOSTLY_SHADED
 
 
 def _gap_as_shade(
