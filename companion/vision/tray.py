@@ -612,6 +612,24 @@ _RIM_ONE_COLOUR = 4.5
 # 28 path-traced: at most 0.067 and 0.056 off; the one that wrongly won, path-traced A 013
 # on print checked in orange and green, 0.116.)
 _SCALE_AGREES = 0.09
+# The point below the camera is placed for a lens this many degrees across the picture
+# (`nadir_in_view`): webcams and the Pi's cameras span 50-72, which moves it 0.63-1.53 times
+# as far from the picture's middle. The faces a choice sees show one share of the way from
+# each rim edge to that point, fitted to them; each face off that by more than _NADIR_PX
+# plus the share times _NADIR_SLACK of the view's side (where the point lies is only
+# roughly known), and each floor edge hidden where a face that wide should show, costs
+# _NADIR_COST per pixel beyond. (benchmarks/tray_finding.py within 2%: 132 -> 135 of 160,
+# within 5% the same, the worst 10.4% -> 8.6%; path-traced outlines: A 006 4.2% -> under
+# 1.5%, C 201 5.3% -> 2.1%, C 205 3.3% -> under 1.5%, A 011 7.4% -> 9.5%; of
+# benchmarks/calibration_checks.py's 99 set-ups two more found right, an empty tray whose
+# evenly lit walls passed for the rim's top and a daylit one 6% off. A cost of 1.5 took a
+# line of A 009's print for the floor's edge, 5.3% off. Trays drawn through a real camera,
+# tests/vision/test_tray_finding.py, were found 3.8-5.6% off without it, the far wall's top
+# taken for the floor's edge; within 0.3% with it.)
+_NOMINAL_FOV = 60.0
+_NADIR_SLACK = 0.15
+_NADIR_PX = 2.0
+_NADIR_COST = 0.5
 # A floor edge hidden behind the rim (wall seen from behind) or too close to the rim's edge to
 # be told from it lies at most this share of the view outside the rim's edge, or 8 pixels in
 # (two blurred edges closer than that merge into one).
@@ -796,6 +814,7 @@ def _rim_and_floor(
     size: tuple[int, int],
     rim_near: float | None = None,
     floor_near: list[float] | None = None,
+    nadir: tuple[float, float] | None = None,
 ) -> _Found | None:
     """The rim's inner edge and the floor's edge on each side (left, top, right, bottom) that
     best explain the view: strong edges, the rim's top one colour all round, the floor's
@@ -893,6 +912,8 @@ def _rim_and_floor(
     tolerance = _SCALE_TOLERANCE if rim_near is None else _SCALE_TOLERANCE_EXACT
     ok &= (scale > 0.6) & (scale < 1.0) & (mismatch <= tolerance) & (spread <= _RIM_SPREAD)
     fit = score - _SPREAD_COST * spread - 200.0 * mismatch - _WALL_COST * wall_gap
+    if nadir is not None:
+        fit = fit - _NADIR_COST * _faces_off(rim_at, floor_at, hidden, size, nadir)
     total = np.where(ok, fit, -np.inf)
     if not np.isfinite(total).any():
         return None
@@ -920,6 +941,70 @@ def _rim_and_floor(
         float(spread[best]),
         float(scale[best]),
     )
+
+
+def _faces_off(
+    rim_at: list[NDArray[np.float64]],
+    floor_at: list[NDArray[np.float64]],
+    hidden: list[NDArray[np.bool_]],
+    size: tuple[int, int],
+    nadir: tuple[float, float],
+) -> NDArray[np.float64]:
+    """Per choice: how many pixels the wall faces it sees and hides are off where the
+    picture's perspective puts the point below the camera (`nadir`, view pixels; see
+    _NADIR_SLACK).
+
+    The floor is the rim's outline scaled about that point by one less the walls' height
+    over the camera's: each wall's face shows that share of the way from the rim's edge to
+    the point, and hides the floor's edge when the point lies beyond it."""
+    width, height = size
+    towards = [
+        nadir[0] - rim_at[0],
+        nadir[1] - rim_at[1],
+        (width - rim_at[2]) - nadir[0],
+        (height - rim_at[3]) - nadir[1],
+    ]
+    faces = [np.where(hidden[side], 0.0, floor_at[side] - rim_at[side]) for side in range(4)]
+    seen = [~h for h in hidden]
+    # The share the faces show, fitted to the faces seen (least squares through nought).
+    product = sum(np.where(seen[k], faces[k] * towards[k], 0.0) for k in range(4))
+    square = sum(np.where(seen[k], towards[k] ** 2, 0.0) for k in range(4))
+    share = np.clip(product / np.maximum(square, 1e-6), 0.0, 0.5)
+    off = np.zeros(len(share), np.float64)
+    for side, extent in enumerate((width, height, width, height)):
+        slack = _NADIR_PX + share * _NADIR_SLACK * extent
+        expected = share * towards[side]
+        shown = np.maximum(np.abs(faces[side] - expected) - slack, 0.0)
+        behind = np.maximum(expected - _HIDDEN_IN_PX - slack, 0.0)
+        off += np.where(hidden[side], behind, shown)
+    return off
+
+
+def nadir_in_view(
+    matrix: NDArray[np.float64], picture: tuple[int, int]
+) -> tuple[float, float] | None:
+    """Where the point straight below the camera lies in a top-down view of a level plane
+    (`matrix`: picture pixels to view pixels), for a lens of _NOMINAL_FOV across the picture
+    (`picture`: its width and height) whose axis meets the picture's middle.
+
+    Vertical lines meet in one point of the picture, the image of the point below the camera;
+    it lies along a direction from the picture's middle that the plane's homography fixes
+    whatever the lens, at a distance that grows with the square of its focal length. None
+    when the view is no plane's (its axes run parallel in the picture).
+    """
+    width, height = picture
+    focal = 0.5 * width / math.tan(math.radians(_NOMINAL_FOV) / 2)
+    middle = np.array([(width - 1) / 2, (height - 1) / 2])
+    shift = np.array([[1.0, 0.0, -middle[0]], [0.0, 1.0, -middle[1]], [0.0, 0.0, 1.0]])
+    plane = shift @ np.linalg.inv(matrix)
+    (a1, b1, c1), (a2, b2, c2) = plane[:, 0], plane[:, 1]
+    turn = a1 * b2 - b1 * a2
+    if abs(turn) < 1e-12:
+        return None
+    below = focal**2 * np.array([b1 * c2 - c1 * b2, c1 * a2 - a1 * c2]) / turn
+    point = (below + middle).reshape(1, 1, 2)
+    seen = cv2.perspectiveTransform(point, matrix)[0, 0]
+    return float(seen[0]), float(seen[1])
 
 
 def _fitted_line(steps: NDArray[np.float32], edge: _Edge, shift: float) -> _Curve | None:
@@ -1157,7 +1242,8 @@ def _look(
             height - 1 - 0.5 * (y2 + y3),
         ]
     size = (width - 1, height - 1)
-    found = _rim_and_floor(edges, colours, chromas, size, rim_near, floor_near)
+    nadir = nadir_in_view(matrix, (empty.shape[1], empty.shape[0]))
+    found = _rim_and_floor(edges, colours, chromas, size, rim_near, floor_near, nadir)
     return (width, height), matrix, edges, steps, found
 
 

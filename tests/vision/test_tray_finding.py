@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -9,9 +10,23 @@ import numpy as np
 import pytest
 
 from companion.core.cubes import Counts
-from companion.devices.tray_render import CalibrationSet, TrayScene, calibration_set, render
+from companion.devices.simtray.camera import camera_for
+from companion.devices.tray_render import (
+    CalibrationSet,
+    CameraPose,
+    TrayScene,
+    calibration_set,
+    render,
+)
 from companion.vision import calibrate, load_image
-from companion.vision.tray import Corners, _sampled_reach, find_tray, order_corners, view_for
+from companion.vision.tray import (
+    Corners,
+    _sampled_reach,
+    find_tray,
+    nadir_in_view,
+    order_corners,
+    view_for,
+)
 
 # A floor outline this far off still keeps every cube in the view (VIEW_MARGIN is 8%).
 TOLERANCE = 0.05
@@ -31,25 +46,84 @@ def corner_error(found: Corners, truth: tuple[tuple[float, float], ...]) -> floa
     )
 
 
+# A tray as the drawings below show it (mm): its floor, the walls' height and the rim's top.
+FLOOR_MM = (150.0, 100.0)
+WALL_MM = 16.0
+RIM_MM = 5.0
+# The camera over it: 280 mm up, leaning 15 degrees towards the picture's bottom, so the
+# near wall's inner face is seen from behind and the far one's widest, as on the table.
+POSE = CameraPose(
+    height_mm=280.0, tilt_deg=15.0, tilt_azimuth_deg=-90.0, yaw_deg=0.0, hfov_deg=60.0
+)
+
+
+def _tray_ring(grow: float, height: float) -> np.ndarray:
+    """The corners (world mm, x right, y to the picture's top) of the tray's outline `grow`
+    mm beyond its floor, `height` mm above the floor, in the order top-left, top-right,
+    bottom-right, bottom-left."""
+    x, y = FLOOR_MM[0] / 2 + grow, FLOOR_MM[1] / 2 + grow
+    return np.array([[-x, y, height], [x, y, height], [x, -y, height], [-x, -y, height]])
+
+
 def drawn_tray(
-    floor: list[tuple[float, float]], size: tuple[int, int] = (800, 600), seed: int = 0
-) -> np.ndarray:
-    """A picture of a tray drawn flat: a noisy table, a rim band, a wall band and the floor
-    `floor` (corners round the outline), JPEG compressed like a camera's picture."""
+    pose: CameraPose = POSE,
+    seed: int = 0,
+    shade: tuple[float, float] | None = None,
+    striped: bool = False,
+    size: tuple[int, int] = (800, 600),
+) -> tuple[np.ndarray, np.ndarray]:
+    """A picture of a tray drawn in flat colours and seen through a real camera at `pose`:
+    a noisy table, the walls' outer faces, the rim's top, the inner faces and the floor as
+    much as the rim leaves of it in sight, JPEG compressed like a camera's picture; and the
+    floor's corners in the picture (top-left first, clockwise), hidden or not.
+
+    `shade` darkens the floor to 55% (the same hue) where the rim's shadow falls on it from
+    the top-left: over that share of the floor's width along its left side and of its depth
+    along its top side. `striped` prints teal stripes 14 pixels apart across the floor, 60
+    degrees off the picture's rows."""
     width, height = size
-    rng = np.random.default_rng(seed)
-    picture = np.empty((height, width, 3), np.uint8)
+    # (The lens is left as it is: nothing widens it to keep the tray in the picture.)
+    camera = camera_for(pose, size, [(pose.target_x_mm, pose.target_y_mm, 0.0)])
+
+    def seen(points: np.ndarray) -> np.ndarray:
+        return np.rint(camera.project(points)[0]).astype(np.int32)
+
+    picture = np.empty((height, width, 3), np.float64)
     picture[:] = (60, 95, 140)  # a brown table (BGR)
-    pts = np.asarray(floor, np.float64)
-    centre = pts.mean(axis=0)
-    for grow, colour in ((1.18, (170, 170, 165)), (1.14, (120, 120, 118)), (1.0, (150, 190, 200))):
-        ring = centre + (pts - centre) * grow
-        cv2.fillPoly(picture, [np.rint(ring).astype(np.int32)], colour)
-    noisy = picture.astype(np.float64) + rng.normal(0.0, 4.0, picture.shape)
-    picture = np.clip(noisy, 0, 255).astype(np.uint8)
-    ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    outer = np.concatenate([_tray_ring(RIM_MM, 0.0), _tray_ring(RIM_MM, WALL_MM)])
+    cv2.fillPoly(picture, [cv2.convexHull(seen(outer))], (105, 105, 103))
+    cv2.fillPoly(picture, [seen(_tray_ring(RIM_MM, WALL_MM))], (170, 170, 165))
+    cv2.fillPoly(picture, [seen(_tray_ring(0.0, WALL_MM))], (120, 120, 118))
+    floor = camera.project(_tray_ring(0.0, 0.0))[0]
+    in_sight = np.zeros((height, width), np.uint8)
+    cv2.fillPoly(in_sight, [seen(_tray_ring(0.0, 0.0))], 1)
+    opening = np.zeros_like(in_sight)
+    cv2.fillPoly(opening, [seen(_tray_ring(0.0, WALL_MM))], 1)
+    in_sight &= opening
+    picture[in_sight > 0] = (150, 190, 200)  # a beige floor
+    if striped:
+        ys, xs = np.mgrid[0:height, 0:width]
+        across = (xs * np.cos(np.radians(60.0)) + ys * np.sin(np.radians(60.0))) // 7
+        picture[(in_sight > 0) & (across % 2 == 0)] = (110, 140, 30)
+    if shade is not None:
+        tl, tr, br, bl = floor
+        lit = np.array(
+            [
+                tl + (tr - tl) * shade[0] + (bl - tl) * shade[1],
+                tr + (br - tr) * shade[1],
+                br,
+                bl + (br - bl) * shade[0],
+            ]
+        )
+        dark = in_sight.copy()
+        cv2.fillPoly(dark, [np.rint(lit).astype(np.int32)], 0)
+        picture[dark > 0] *= 0.55
+        picture = cv2.GaussianBlur(picture, (0, 0), 1.0)
+    rng = np.random.default_rng(seed)
+    noisy = np.clip(picture + rng.normal(0.0, 4.0, picture.shape), 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, 80])
     assert ok
-    return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
+    return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8), floor
 
 
 @pytest.mark.parametrize(
@@ -84,43 +158,10 @@ def test_rim_shadow_is_not_the_floor_edge(condition: str, seed: int) -> None:
     assert corner_error(corners, shot.tray_corners) <= 0.02
 
 
-def shadowed_tray(floor: np.ndarray, band: tuple[float, float], seed: int = 0) -> np.ndarray:
-    """`drawn_tray`'s tray with the rim's shadow on its floor: the floor darkened to 55% (the
-    same hue) over `band` = (share of the width along the left side, share of the height along
-    the top side), edges softened, JPEG compressed."""
-    width, height = 800, 600
-    rng = np.random.default_rng(seed)
-    picture = np.empty((height, width, 3), np.float64)
-    picture[:] = (60, 95, 140)
-    centre = floor.mean(axis=0)
-    for grow, colour in ((1.18, (170, 170, 165)), (1.14, (120, 120, 118)), (1.0, (150, 190, 200))):
-        ring = centre + (floor - centre) * grow
-        cv2.fillPoly(picture, [np.rint(ring).astype(np.int32)], colour)
-    tl, tr, br, bl = floor
-    lit = np.array(
-        [
-            tl + (tr - tl) * band[0] + (bl - tl) * band[1],
-            tr + (br - tr) * band[1],
-            br,
-            bl + (br - bl) * band[0],
-        ]
-    )
-    shade = np.zeros((height, width), np.uint8)
-    cv2.fillPoly(shade, [np.rint(floor).astype(np.int32)], 1)
-    cv2.fillPoly(shade, [np.rint(lit).astype(np.int32)], 0)
-    picture = np.where(shade[..., None] > 0, 0.55 * picture, picture)
-    picture = cv2.GaussianBlur(picture, (0, 0), 1.0) + rng.normal(0.0, 4.0, picture.shape)
-    ok, data = cv2.imencode(
-        ".jpg", np.clip(picture, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 80]
-    )
-    assert ok
-    return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
-
-
 @pytest.mark.parametrize("band", [(0.05, 0.12), (0.08, 0.04), (0.1, 0.1)])
 def test_drawn_shadow_inside_the_floor_is_passed_over(band: tuple[float, float]) -> None:
-    floor = np.array([[250.0, 170.0], [560.0, 160.0], [590.0, 420.0], [220.0, 430.0]])
-    corners = find_tray(shadowed_tray(floor, band))
+    picture, floor = drawn_tray(shade=band)
+    corners = find_tray(picture)
     assert corners is not None
     # The shadow's lit part is 4-12% smaller; the floor's own outline is found to a pixel or two.
     assert corner_error(corners, order_corners(floor.astype(np.float32))) <= 0.01
@@ -128,30 +169,19 @@ def test_drawn_shadow_inside_the_floor_is_passed_over(band: tuple[float, float])
 
 @pytest.mark.parametrize("angle", [0.0, 12.0, 33.0])
 def test_drawn_tray_floor_is_the_inner_outline(angle: float) -> None:
-    # A trapezoid as a tilted camera sees a rectangle, turned by `angle` about the centre.
-    base = np.array([[250.0, 170.0], [560.0, 160.0], [590.0, 420.0], [220.0, 430.0]])
-    turn = np.deg2rad(angle)
-    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
-    centre = base.mean(axis=0)
-    floor = (base - centre) @ rotation.T + centre
-    corners = find_tray(drawn_tray([(float(x), float(y)) for x, y in floor]))
+    # The camera leaning towards the picture's bottom and turned by `angle` about its axis.
+    picture, floor = drawn_tray(replace(POSE, yaw_deg=angle))
+    corners = find_tray(picture)
     assert corners is not None
-    truth = order_corners(floor.astype(np.float32))
-    assert corner_error(corners, truth) <= 0.015
+    assert corner_error(corners, order_corners(floor.astype(np.float32))) <= 0.015
 
 
 def test_a_striped_floor_does_not_hide_the_rim() -> None:
     # Dozens of long parallel stripe edges outvote the rim's sides among the candidate lines;
     # an outline with a stripe for one side then cuts the tray (seen on a rendered print).
-    floor = np.array([[200.0, 150.0], [600.0, 95.0], [650.0, 430.0], [250.0, 500.0]])
-    picture = drawn_tray([(float(x), float(y)) for x, y in floor], seed=3)
-    inside = np.zeros(picture.shape[:2], np.uint8)
-    cv2.fillPoly(inside, [np.rint(floor).astype(np.int32)], 1)
-    ys, xs = np.mgrid[0 : picture.shape[0], 0 : picture.shape[1]]
-    # Stripes 14 pixels apart across the floor, 60 degrees off the rim.
-    across = (xs * np.cos(np.radians(60.0)) + ys * np.sin(np.radians(60.0))) // 7
-    stripe = (inside > 0) & (across % 2 == 0)
-    picture[stripe] = (110, 140, 30)  # teal on the beige floor (BGR)
+    # The camera leans right and down and is turned: the tray is a skewed quadrilateral.
+    pose = replace(POSE, tilt_deg=18.0, tilt_azimuth_deg=-60.0, yaw_deg=-9.0)
+    picture, floor = drawn_tray(pose, seed=3, striped=True)
     corners = find_tray(picture)
     assert corners is not None
     assert corner_error(corners, order_corners(floor.astype(np.float32))) <= 0.015
@@ -226,8 +256,10 @@ def test_a_flat_box_is_not_a_tray() -> None:
 
 
 def test_tray_partly_out_of_the_picture_is_refused() -> None:
-    floor = [(-150.0, 170.0), (400.0, 160.0), (430.0, 420.0), (-180.0, 430.0)]
-    assert find_tray(drawn_tray(floor)) is None
+    # The camera looks at a point left of the tray: its right third is out of the picture.
+    picture, floor = drawn_tray(replace(POSE, target_x_mm=-150.0))
+    assert floor[:, 0].min() < 800.0 < floor[:, 0].max() - 100.0
+    assert find_tray(picture) is None
     shot = render(TrayScene.random(0, "neutral", counts=Counts()), jpeg=True)
     xs = [x for x, _ in shot.tray_corners]
     # Cut the picture through the middle of the floor: half the tray is out of view.
@@ -236,8 +268,8 @@ def test_tray_partly_out_of_the_picture_is_refused() -> None:
 
 
 def test_view_keeps_a_margin_around_the_found_floor() -> None:
-    floor = [(250.0, 170.0), (560.0, 160.0), (590.0, 420.0), (220.0, 430.0)]
-    corners = find_tray(drawn_tray(floor))
+    picture, floor = drawn_tray()
+    corners = find_tray(picture)
     assert corners is not None
     view = view_for(corners, 1.0)
     # The floor's corners land on the corners of the view's tray mask, VIEW_MARGIN in from the
@@ -261,7 +293,7 @@ def test_the_view_is_exactly_what_warp_perspective_makes(scale: float) -> None:
     # warpPerspective does, or a level here and there moves a reading's knife edges. At 0.3
     # the picture is first shrunk (more than 2x smaller).
     floor = [(250.0, 170.0), (560.0, 160.0), (590.0, 420.0), (220.0, 430.0)]
-    picture = drawn_tray(floor, seed=3)
+    picture, _ = drawn_tray(seed=3)
     view = view_for(order_corners(np.array(floor, np.float32)), scale)
     source, matrix = picture, view.homography
     if scale < 0.5:
@@ -340,6 +372,38 @@ def test_a_second_look_that_allows_bowed_sides_finds_the_floor(setup: int) -> No
     corners = find_tray(shot.image)
     assert corners is not None
     assert corner_error(corners, shot.tray_corners) <= TOLERANCE
+
+
+def test_the_point_below_the_camera_is_found_from_a_level_planes_view() -> None:
+    # A camera 250 mm up with a 60 degree lens across an 800 x 600 picture, leaning 15
+    # degrees and turned 20 about its axis: the point below it is 67 mm from where it looks.
+    pose = CameraPose(
+        height_mm=250.0, tilt_deg=15.0, tilt_azimuth_deg=40.0, yaw_deg=20.0, hfov_deg=60.0
+    )
+    camera = camera_for(pose, (800, 600), [(0.0, 0.0, 0.0)])
+    square = np.array(
+        [[-50.0, -50.0, 0.0], [50.0, -50.0, 0.0], [50.0, 50.0, 0.0], [-50.0, 50.0, 0.0]]
+    )
+    in_picture = camera.project(square)[0].astype(np.float32)
+    # The view: 2 pixels to the mm, the floor's middle at (300, 300), its y one way or the other.
+    for flip in (1.0, -1.0):
+        in_view = (300.0 + 2.0 * square[:, :2] * [1.0, flip]).astype(np.float32)
+        nadir = nadir_in_view(cv2.getPerspectiveTransform(in_picture, in_view), (800, 600))
+        assert nadir is not None
+        below = 300.0 + 2.0 * camera.centre[:2] * [1.0, flip]
+        assert np.hypot(*(np.array(nadir) - below)) < 0.5
+
+
+def test_evenly_lit_walls_are_not_taken_for_the_rims_top() -> None:
+    # An empty yellow tray on red print: its walls, lit alike on all four sides, passed for a
+    # rim's top as one-coloured as the real one, the walls' creases for the rim's inner edges
+    # and its shadow on the table for its top (4% off). That choice hides the floor's edges
+    # on the left and the top, where the camera sees the walls' faces widest: the point
+    # below it lies towards the bottom right, near the bottom wall.
+    shot = calibration_set(1332180813, "empty", tests=0, jpeg=False).empty
+    corners = find_tray(shot.image)
+    assert corners is not None
+    assert corner_error(corners, shot.tray_corners) <= 0.01
 
 
 def test_calibration_uses_an_outline_it_is_given(cal: CalibrationSet) -> None:
