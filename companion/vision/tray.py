@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.images import BGRImage
+from companion.vision.overhead import nadir_in_view
 
 Corners = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]
 """Four (x, y) points in picture pixels: top-left, top-right, bottom-right, bottom-left."""
@@ -612,9 +613,7 @@ _RIM_ONE_COLOUR = 4.5
 # 28 path-traced: at most 0.067 and 0.056 off; the one that wrongly won, path-traced A 013
 # on print checked in orange and green, 0.116.)
 _SCALE_AGREES = 0.09
-# The point below the camera is placed for a lens this many degrees across the picture
-# (`nadir_in_view`): webcams and the Pi's cameras span 50-72, which moves it 0.63-1.53 times
-# as far from the picture's middle. The faces a choice sees show one share of the way from
+# The point below the camera is placed for a nominal lens (`overhead.NOMINAL_FOV`). The faces a choice sees show one share of the way from
 # each rim edge to that point, fitted to them; each face off that by more than _NADIR_PX
 # plus the share times _NADIR_SLACK of the view's side (where the point lies is only
 # roughly known), and each floor edge hidden where a face that wide should show, costs
@@ -626,7 +625,6 @@ _SCALE_AGREES = 0.09
 # line of A 009's print for the floor's edge, 5.3% off. Trays drawn through a real camera,
 # tests/vision/test_tray_finding.py, were found 3.8-5.6% off without it, the far wall's top
 # taken for the floor's edge; within 0.3% with it.)
-_NOMINAL_FOV = 60.0
 _NADIR_SLACK = 0.15
 _NADIR_PX = 2.0
 _NADIR_COST = 0.5
@@ -978,33 +976,6 @@ def _faces_off(
         behind = np.maximum(expected - _HIDDEN_IN_PX - slack, 0.0)
         off += np.where(hidden[side], behind, shown)
     return off
-
-
-def nadir_in_view(
-    matrix: NDArray[np.float64], picture: tuple[int, int]
-) -> tuple[float, float] | None:
-    """Where the point straight below the camera lies in a top-down view of a level plane
-    (`matrix`: picture pixels to view pixels), for a lens of _NOMINAL_FOV across the picture
-    (`picture`: its width and height) whose axis meets the picture's middle.
-
-    Vertical lines meet in one point of the picture, the image of the point below the camera;
-    it lies along a direction from the picture's middle that the plane's homography fixes
-    whatever the lens, at a distance that grows with the square of its focal length. None
-    when the view is no plane's (its axes run parallel in the picture).
-    """
-    width, height = picture
-    focal = 0.5 * width / math.tan(math.radians(_NOMINAL_FOV) / 2)
-    middle = np.array([(width - 1) / 2, (height - 1) / 2])
-    shift = np.array([[1.0, 0.0, -middle[0]], [0.0, 1.0, -middle[1]], [0.0, 0.0, 1.0]])
-    plane = shift @ np.linalg.inv(matrix)
-    (a1, b1, c1), (a2, b2, c2) = plane[:, 0], plane[:, 1]
-    turn = a1 * b2 - b1 * a2
-    if abs(turn) < 1e-12:
-        return None
-    below = focal**2 * np.array([b1 * c2 - c1 * b2, c1 * a2 - a1 * c2]) / turn
-    point = (below + middle).reshape(1, 1, 2)
-    seen = cv2.perspectiveTransform(point, matrix)[0, 0]
-    return float(seen[0]), float(seen[1])
 
 
 def _fitted_line(steps: NDArray[np.float32], edge: _Edge, shift: float) -> _Curve | None:

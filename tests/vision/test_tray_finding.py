@@ -23,7 +23,6 @@ from companion.vision.tray import (
     Corners,
     _sampled_reach,
     find_tray,
-    nadir_in_view,
     order_corners,
     view_for,
 )
@@ -372,26 +371,6 @@ def test_a_second_look_that_allows_bowed_sides_finds_the_floor(setup: int) -> No
     corners = find_tray(shot.image)
     assert corners is not None
     assert corner_error(corners, shot.tray_corners) <= TOLERANCE
-
-
-def test_the_point_below_the_camera_is_found_from_a_level_planes_view() -> None:
-    # A camera 250 mm up with a 60 degree lens across an 800 x 600 picture, leaning 15
-    # degrees and turned 20 about its axis: the point below it is 67 mm from where it looks.
-    pose = CameraPose(
-        height_mm=250.0, tilt_deg=15.0, tilt_azimuth_deg=40.0, yaw_deg=20.0, hfov_deg=60.0
-    )
-    camera = camera_for(pose, (800, 600), [(0.0, 0.0, 0.0)])
-    square = np.array(
-        [[-50.0, -50.0, 0.0], [50.0, -50.0, 0.0], [50.0, 50.0, 0.0], [-50.0, 50.0, 0.0]]
-    )
-    in_picture = camera.project(square)[0].astype(np.float32)
-    # The view: 2 pixels to the mm, the floor's middle at (300, 300), its y one way or the other.
-    for flip in (1.0, -1.0):
-        in_view = (300.0 + 2.0 * square[:, :2] * [1.0, flip]).astype(np.float32)
-        nadir = nadir_in_view(cv2.getPerspectiveTransform(in_picture, in_view), (800, 600))
-        assert nadir is not None
-        below = 300.0 + 2.0 * camera.centre[:2] * [1.0, flip]
-        assert np.hypot(*(np.array(nadir) - below)) < 0.5
 
 
 def test_evenly_lit_walls_are_not_taken_for_the_rims_top() -> None:
