@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.arrays import grown, square_around
-from companion.vision.colours import distances2
+from companion.vision.colours import chroma, distances2, hue_apart
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import (
     Found,
@@ -768,14 +768,13 @@ def _other_hue(
     Shade lowers lightness and chroma but keeps the hue angle; two colours differ in hue
     angle (both coloured) or one is grey (black, white) where the other is coloured.
     """
-    chroma, centre_chroma = float(np.hypot(lab[1], lab[2])), float(np.hypot(centre[1], centre[2]))
-    if min(chroma, centre_chroma) < GREY_CHROMA:
-        return max(chroma, centre_chroma) > COLOURED_CHROMA
-    if min(chroma, centre_chroma) < HUE_CHROMA:
+    own, typical = chroma(lab), chroma(centre)
+    if min(own, typical) < GREY_CHROMA:
+        return max(own, typical) > COLOURED_CHROMA
+    if min(own, typical) < HUE_CHROMA:
         return False  # too grey for a trustworthy hue angle, too coloured to call grey
-    angle = np.degrees(np.arctan2(lab[2], lab[1]) - np.arctan2(centre[2], centre[1]))
     limit = MIXED_HUE_DEGREES if degrees is None else degrees
-    return bool(abs((angle + 180.0) % 360.0 - 180.0) > limit)
+    return hue_apart(lab, centre) > limit
 
 
 def _stray_group(

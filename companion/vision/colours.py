@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -156,6 +158,20 @@ def shade_gap(colour: NDArray[np.floating], lit: NDArray[np.floating]) -> float:
     return float(shade_gaps(colour, lit))
 
 
+def hue_apart(colour: NDArray[np.floating], other: NDArray[np.floating]) -> float:
+    """How far apart two Lab colours' hue angles lie, in degrees (0-180)."""
+    angle = math.degrees(
+        math.atan2(float(colour[2]), float(colour[1]))
+        - math.atan2(float(other[2]), float(other[1]))
+    )
+    return abs((angle + 180.0) % 360.0 - 180.0)
+
+
+def chroma(colour: NDArray[np.floating]) -> float:
+    """A Lab colour's chroma: how far it lies from grey."""
+    return math.hypot(float(colour[1]), float(colour[2]))
+
+
 def seen_at_limit(
     pixels: NDArray[np.float32], means: NDArray[np.float32], ceiling: tuple[float, float, float]
 ) -> NDArray[np.float32]:
@@ -191,7 +207,9 @@ __all__ = [
     "DEEPEST_SHADE",
     "HARD_PAIRS",
     "LOOSE_SLACK",
+    "chroma",
     "distances2",
+    "hue_apart",
     "in_shade_distances2",
     "mix_gaps",
     "seen_at_limit",

@@ -18,7 +18,8 @@ in shade, as a side face shows it) that is
 is a sliver (`slivers_round`).
 
 A sliver about a tenth of a side wide or more, but black, is counted as a cube, in doubt
-(`counted_slivers`). Every reading looks for those, round the cubes with something beside
+(`counted_slivers`), unless it is the side face the cube beside it turns to a leaning camera,
+in a colour its paint takes in that face's light (`side_faces`). Every reading looks for those, round the cubes with something beside
 them in the view that is no blend of the cube and the floor (`changed_beside`; about half
 the cubes). On rendered trays (13 seeds, 4270 pictures) 48 more pictures were read right
 and 1 fewer; on 4 other seeds (1320) 9 more and 1 fewer. It costs about a fifth more time
@@ -35,6 +36,7 @@ looks like the floor in shade, or one a pixel wide.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -42,7 +44,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
-from companion.vision.colours import HARD_PAIRS, distances2, mix_gaps, shade_gaps
+from companion.vision.colours import (
+    HARD_PAIRS,
+    chroma,
+    distances2,
+    hue_apart,
+    mix_gaps,
+    shade_gaps,
+)
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.profile import Prepared
 from companion.vision.segment import Comparison, channel_norm, lab8
@@ -133,6 +142,24 @@ NOT_COUNTED = COLOURS.index(Colour.BLACK)
 BESIDE_REACH = 1.1
 BESIDE_OFF_MIX = 8.0
 BESIDE_PIXELS = 3
+# A camera that leans sees the side faces of a cube that turn towards it: in the top-down
+# view each shows beside the top, towards the point below the camera, as wide as the slant
+# (`overhead.slants`) times the side. Turned from the lamp and lit by what the floor's print
+# throws back, its paint may pass for another colour (a yellow face over purple print reads
+# brown). A strip within FACE_TURN degrees of that way from the centre of the cube's top, its
+# centre no further out than the face's (half a side and half that width) and FACE_MARGIN
+# sides more, is that face when its colour could be the cube's in less, tinted light: darker
+# by FACE_DARKER (L) or more, no more colourful (chroma), and its hue less than FACE_HUE
+# degrees off (a tint turns a hue, it cannot reverse it). (Path-traced A, B, C, 1600 passes:
+# 14 read right more, none fewer; such brown faces of yellow and green cubes lay 0.37-0.65
+# sides out, 12-31 darker, hue 34-101 degrees off. On the shared renderer, seeds 0-1, the
+# geometry alone took 25 counted strips for faces, most of them real cubes lying under the
+# one above, and read 6 pictures fewer right; none of the 25 has a colour the cube's paint
+# could take, and no reading changes.)
+FACE_TURN = 50.0
+FACE_MARGIN = 0.1
+FACE_DARKER = 8.0
+FACE_HUE = 120.0
 
 
 def _in_shade_of(
@@ -257,6 +284,8 @@ class Sliver:
     """Its pixels off every blend of the cube above and the floor, in cube tops."""
     core: float
     """What is left of it with a pixel peeled off all round, in cube tops."""
+    beside: int
+    """The found cube it lies against (its index among the cubes looked round)."""
 
 
 def _patches(
@@ -370,7 +399,7 @@ def slivers_round(
             )
             patches = _patches(best == other_colour, off_mix, against, own_faces, needed, to_view)
             found += [
-                Sliver(int(other_colour), at_x, at_y, off_pixels / top_area, core / top_area)
+                Sliver(int(other_colour), at_x, at_y, off_pixels / top_area, core / top_area, index)
                 for at_x, at_y, off_pixels, core in patches
             ]
     return found
@@ -424,6 +453,39 @@ def counted_slivers(slivers: list[Sliver], cube_side: float) -> list[Sliver]:
     return kept
 
 
+def side_faces(
+    slivers: list[Sliver],
+    cubes: list[tuple[int, float, float]],
+    means: NDArray[np.float32],
+    nadir: tuple[float, float],
+    slant: NDArray[np.float64],
+    cube_side: float,
+) -> list[bool]:
+    """Which `slivers` are the side face of the cube they lie against, turned towards the
+    camera (`cubes`: the found cubes as colour index, x, y in view pixels; `means`: each
+    colour's Lab; `nadir`: the point below the camera in the view; `slant`: how steeply the
+    camera looks at each cube)."""
+    faces = []
+    for sliver in slivers:
+        colour, x, y = cubes[sliver.beside]
+        out = np.array([sliver.x - x, sliver.y - y])
+        towards = np.array([nadir[0] - x, nadir[1] - y])
+        lengths = float(np.linalg.norm(out) * np.linalg.norm(towards))
+        cosine = float(out @ towards) / lengths if lengths else -1.0
+        turn = math.degrees(math.acos(min(max(cosine, -1.0), 1.0)))
+        reach = (0.5 + 0.5 * float(slant[sliver.beside]) + FACE_MARGIN) * cube_side
+        beside = turn <= FACE_TURN and float(np.linalg.norm(out)) <= reach
+        faces.append(beside and _in_tinted_shade(means[sliver.colour], means[colour]))
+    return faces
+
+
+def _in_tinted_shade(seen: NDArray[np.float32], paint: NDArray[np.float32]) -> bool:
+    """Whether Lab colour `seen` could be the Lab colour `paint` in less light of another
+    tint (see FACE_DARKER)."""
+    darker = float(paint[0] - seen[0]) >= FACE_DARKER
+    return darker and chroma(seen) <= chroma(paint) and hue_apart(seen, paint) < FACE_HUE
+
+
 def hidden_slivers(
     image: BGRImage,
     view: TrayView,
@@ -445,5 +507,6 @@ __all__ = [
     "counted_slivers",
     "hidden_slivers",
     "or_in_shade",
+    "side_faces",
     "slivers_round",
 ]

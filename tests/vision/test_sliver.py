@@ -21,6 +21,7 @@ from companion.vision.sliver import (
     counted_slivers,
     hidden_slivers,
     or_in_shade,
+    side_faces,
 )
 
 
@@ -258,7 +259,7 @@ def test_a_shadow_on_print_is_no_strip(shadow_on_print: tuple[CalibrationSet, Pr
 
 
 def _strip(colour: Colour, x: float, off_mix: float, core: float) -> Sliver:
-    return Sliver(COLOURS.index(colour), x, 50.0, off_mix, core)
+    return Sliver(COLOURS.index(colour), x, 50.0, off_mix, core, 0)
 
 
 def test_only_wide_strips_count_and_each_cube_once() -> None:
@@ -298,3 +299,39 @@ def test_cubes_are_looked_round_only_where_something_off_their_blends_changed_be
         lab[rows, columns] = colour
         foreground[rows, columns] = True
     assert changed_beside(foreground, lab, empty, means, cubes, side) == [0]
+
+
+def test_a_strip_where_the_cube_turns_a_face_to_the_camera_is_that_face() -> None:
+    # A yellow cube at (50, 50), ten view pixels to a side; the point below the camera lies
+    # straight down the view, and the camera looks at the cube 0.3 off straight down: its
+    # face towards that point shows three pixels wide beside the top.
+    means = np.zeros((len(COLOURS), 3), np.float32)
+    for colour, lab in [
+        (Colour.YELLOW, (70.0, 5.0, 50.0)),
+        (Colour.BROWN, (45.0, 13.0, 15.0)),  # the yellow paint in shade, tinted by the print
+        (Colour.BLUE, (30.0, 10.0, -32.0)),
+        (Colour.RED, (40.0, 50.0, 30.0)),
+        (Colour.WHITE, (90.0, 0.0, 5.0)),
+    ]:
+        means[COLOURS.index(colour)] = lab
+    cubes = [(COLOURS.index(Colour.YELLOW), 50.0, 50.0)]
+    nadir, side = (50.0, 150.0), 10.0
+
+    def face(colour: Colour, x: float, y: float, slant: float = 0.3) -> bool:
+        strip = Sliver(COLOURS.index(colour), x, y, 0.1, 0.05, 0)
+        return side_faces([strip], cubes, means, nadir, np.array([slant]), side)[0]
+
+    assert face(Colour.BROWN, 50.0, 56.0)
+    assert face(Colour.BROWN, 53.0, 56.0)  # a face of a cube turned 30 degrees
+    # Away from the camera, or across from it: a cube lying under this one.
+    assert not face(Colour.BROWN, 50.0, 44.0)
+    assert not face(Colour.BROWN, 56.0, 50.0)
+    # Further out than the face reaches; it reaches less far when the camera looks down on it.
+    assert not face(Colour.BROWN, 50.0, 58.5)
+    assert face(Colour.BROWN, 50.0, 57.0)
+    assert not face(Colour.BROWN, 50.0, 57.0, slant=0.0)
+    # Colours the yellow paint cannot take in less light: the opposite hue, lighter, or more
+    # colourful.
+    assert not face(Colour.BLUE, 50.0, 56.0)
+    assert not face(Colour.WHITE, 50.0, 56.0)
+    assert not face(Colour.RED, 50.0, 56.0)
