@@ -26,7 +26,6 @@ from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import faint_outline_near, find_cubes
 from companion.vision.errors import ImageError
 from companion.vision.images import BGRImage
-from companion.vision.overhead import nadir_in_view, slants
 from companion.vision.profile import Profile
 from companion.vision.reading import CONFIDENT_AT, CubeSighting, TrayReading, unsure
 from companion.vision.realign import lined_up_view
@@ -156,11 +155,8 @@ def read_tray(
         profile.cube_side,
     )
     slivers = slivers_round(image, tray_view, comparison, prepared, found, beside, COUNT_OFF_MIX)
-    nadir = nadir_in_view(tray_view.homography, (image.shape[1], image.shape[0]))
-    if nadir is not None:
-        centres = np.array([[x, y] for _, x, y in found], np.float64).reshape(-1, 2)
-        slant = slants(tray_view.homography, (image.shape[1], image.shape[0]), centres)
-        faces = side_faces(slivers, found, prepared.means, nadir, slant, profile.cube_side)
+    if prepared.overhead is not None:
+        faces = side_faces(slivers, found, prepared.means, prepared.overhead, profile.cube_side)
         slivers = [s for s, face in zip(slivers, faces, strict=True) if not face]
     under = _strips_to_count(slivers, found, profile.cube_side)
     for strip in under:

@@ -11,6 +11,7 @@ knows on which side of a cube its side faces show and how wide.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -79,4 +80,36 @@ def slants(
     return result
 
 
-__all__ = ["NOMINAL_FOV", "nadir_in_view", "slants"]
+@dataclass(frozen=True, eq=False)
+class Overhead:
+    """The camera over a view of the tray floor: the point below it (`nadir`, view pixels),
+    and the view (`matrix`, picture pixels to view pixels) of a picture `picture` wide and
+    high."""
+
+    nadir: tuple[float, float]
+    matrix: NDArray[np.float64]
+    picture: tuple[int, int]
+
+    def slants(self, points: NDArray[np.float64]) -> NDArray[np.float64]:
+        """How steeply the camera looks at each of `points` (view pixels; see `slants`)."""
+        return slants(self.matrix, self.picture, points)
+
+    def turn(self, at: tuple[float, float], way: tuple[float, float]) -> float:
+        """How many degrees (0-180) `way` turns from the way from `at` to the point below
+        the camera: a cube's side faces that the camera sees turn towards that point."""
+        towards = (self.nadir[0] - at[0], self.nadir[1] - at[1])
+        lengths = math.hypot(*way) * math.hypot(*towards)
+        if lengths == 0.0:
+            return 180.0
+        cosine = (way[0] * towards[0] + way[1] * towards[1]) / lengths
+        return math.degrees(math.acos(min(max(cosine, -1.0), 1.0)))
+
+
+def camera_over(matrix: NDArray[np.float64], picture: tuple[int, int]) -> Overhead | None:
+    """The camera over the view `matrix` of a picture `picture` wide and high; None when the
+    view is no plane's."""
+    nadir = nadir_in_view(matrix, picture)
+    return None if nadir is None else Overhead(nadir, matrix, picture)
+
+
+__all__ = ["NOMINAL_FOV", "Overhead", "camera_over", "nadir_in_view", "slants"]

@@ -21,6 +21,7 @@ from companion.vision.camouflage import floor_shares
 from companion.vision.errors import ProfileError
 from companion.vision.heap import keep_working_memory
 from companion.vision.images import BGRImage
+from companion.vision.overhead import Overhead, camera_over
 from companion.vision.realign import grey, shrunk
 from companion.vision.segment import Reference, gradient
 from companion.vision.shadow import ShadowLine
@@ -241,6 +242,8 @@ class Prepared:
         self.empty_grey = empty_grey
         """The empty tray in grey, and shrunk, to tell whether the camera moved (realign)."""
         self.empty_small = shrunk(empty_grey)
+        self.overhead: Overhead | None = None
+        """Where the camera is over the view, for a nominal lens (set by `build`)."""
         self.print_edges = gradient(np.ascontiguousarray(reference.lab[:, :, 0]))
         """The empty tray's lightness gradient (L units per pixel): its print's edges."""
         self.edge_width = max(2, round(reference.cube_side * EDGE_WIDTH))
@@ -319,7 +322,11 @@ class Prepared:
         )
         areas = np.array([profile.colours[c].cube_area for c in COLOURS], np.float64)
         clipped = np.array([profile.colours[c].clipped for c in COLOURS], np.bool_)
-        return cls(reference, means, inverses, areas, seen, clipped, grey(empty), unstable)
+        prepared = cls(reference, means, inverses, areas, seen, clipped, grey(empty), unstable)
+        prepared.overhead = camera_over(
+            view.homography, (profile.picture_width, profile.picture_height)
+        )
+        return prepared
 
 
 def _shared(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:

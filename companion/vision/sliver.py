@@ -53,6 +53,7 @@ from companion.vision.colours import (
     shade_gaps,
 )
 from companion.vision.images import BGRImage, FloatImage, Mask
+from companion.vision.overhead import Overhead
 from companion.vision.profile import Prepared
 from companion.vision.segment import Comparison, channel_norm, lab8
 from companion.vision.shadow import darkening
@@ -457,24 +458,20 @@ def side_faces(
     slivers: list[Sliver],
     cubes: list[tuple[int, float, float]],
     means: NDArray[np.float32],
-    nadir: tuple[float, float],
-    slant: NDArray[np.float64],
+    overhead: Overhead,
     cube_side: float,
 ) -> list[bool]:
     """Which `slivers` are the side face of the cube they lie against, turned towards the
     camera (`cubes`: the found cubes as colour index, x, y in view pixels; `means`: each
-    colour's Lab; `nadir`: the point below the camera in the view; `slant`: how steeply the
-    camera looks at each cube)."""
+    colour's Lab; `overhead`: where the camera is over the view)."""
+    centres = np.array([[x, y] for _, x, y in cubes], np.float64).reshape(-1, 2)
+    slant = overhead.slants(centres)
     faces = []
     for sliver in slivers:
         colour, x, y = cubes[sliver.beside]
-        out = np.array([sliver.x - x, sliver.y - y])
-        towards = np.array([nadir[0] - x, nadir[1] - y])
-        lengths = float(np.linalg.norm(out) * np.linalg.norm(towards))
-        cosine = float(out @ towards) / lengths if lengths else -1.0
-        turn = math.degrees(math.acos(min(max(cosine, -1.0), 1.0)))
+        out = (sliver.x - x, sliver.y - y)
         reach = (0.5 + 0.5 * float(slant[sliver.beside]) + FACE_MARGIN) * cube_side
-        beside = turn <= FACE_TURN and float(np.linalg.norm(out)) <= reach
+        beside = overhead.turn((x, y), out) <= FACE_TURN and math.hypot(*out) <= reach
         faces.append(beside and _in_tinted_shade(means[sliver.colour], means[colour]))
     return faces
 
