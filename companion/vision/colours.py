@@ -31,6 +31,14 @@ AT_LIMIT = 0.03
 # A cube may lie in brighter light than calibration saw its colour in, up to this factor in
 # encoded levels (about twice the light): a lamp close to the tray lights its near end more.
 BRIGHTER_AT_MOST = 1.4
+# A cube's side face turned from the lamp and lit by what the floor's print throws back shows
+# its paint in less light of another tint, which may pass for another colour (a yellow face
+# over purple print reads brown). Such a colour is darker by FACE_DARKER (L) or more, no
+# more colourful (chroma), and its hue less than FACE_HUE degrees off: a tint turns a hue,
+# it cannot reverse it. (Path-traced A, B and C: the brown faces of yellow and green cubes
+# counted as cubes were 12-31 darker, hue 34-101 degrees off.)
+FACE_DARKER = 8.0
+FACE_HUE = 120.0
 
 
 def distances2(
@@ -172,6 +180,13 @@ def chroma(colour: NDArray[np.floating]) -> float:
     return math.hypot(float(colour[1]), float(colour[2]))
 
 
+def in_tinted_shade(seen: NDArray[np.floating], paint: NDArray[np.floating]) -> bool:
+    """Whether Lab colour `seen` could be the Lab colour `paint` in less light of another
+    tint (see FACE_DARKER)."""
+    darker = float(paint[0] - seen[0]) >= FACE_DARKER
+    return darker and chroma(seen) <= chroma(paint) and hue_apart(seen, paint) < FACE_HUE
+
+
 def seen_at_limit(
     pixels: NDArray[np.float32], means: NDArray[np.float32], ceiling: tuple[float, float, float]
 ) -> NDArray[np.float32]:
@@ -211,6 +226,7 @@ __all__ = [
     "distances2",
     "hue_apart",
     "in_shade_distances2",
+    "in_tinted_shade",
     "mix_gaps",
     "seen_at_limit",
     "shade_gap",

@@ -21,6 +21,14 @@ from numpy.typing import NDArray
 # which puts the point below the camera 0.63-1.53 times as far from the picture's middle and
 # makes every slant 0.7-1.3 times as steep.
 NOMINAL_FOV = 60.0
+# A cube's side faces that turn towards the camera show beside its top, in the top-down
+# view towards the point below the camera, each as wide as the slant (`slants`) times the
+# side. A point within FACE_TURN degrees of that way from the centre of the top, no further
+# out than the middle of such a face (half a side and half that width) and FACE_MARGIN
+# sides more, lies on a face (a cube turned 45 degrees shows two, each that far off the
+# way; the margin takes the blur and the nominal lens).
+FACE_TURN = 50.0
+FACE_MARGIN = 0.1
 
 
 def _down(
@@ -104,6 +112,14 @@ class Overhead:
         cosine = (way[0] * towards[0] + way[1] * towards[1]) / lengths
         return math.degrees(math.acos(min(max(cosine, -1.0), 1.0)))
 
+    def on_face(self, cube: tuple[float, float], point: tuple[float, float], side: float) -> bool:
+        """Whether `point` lies on a side face that the cube whose top is centred at `cube`
+        turns to the camera (view pixels; `side`: a cube's side there; see FACE_TURN)."""
+        out = (point[0] - cube[0], point[1] - cube[1])
+        slant = float(self.slants(np.array([cube], np.float64))[0])
+        reach = (0.5 + 0.5 * slant + FACE_MARGIN) * side
+        return math.hypot(*out) <= reach and self.turn(cube, out) <= FACE_TURN
+
 
 def camera_over(matrix: NDArray[np.float64], picture: tuple[int, int]) -> Overhead | None:
     """The camera over the view `matrix` of a picture `picture` wide and high; None when the
@@ -112,4 +128,12 @@ def camera_over(matrix: NDArray[np.float64], picture: tuple[int, int]) -> Overhe
     return None if nadir is None else Overhead(nadir, matrix, picture)
 
 
-__all__ = ["NOMINAL_FOV", "Overhead", "camera_over", "nadir_in_view", "slants"]
+__all__ = [
+    "FACE_MARGIN",
+    "FACE_TURN",
+    "NOMINAL_FOV",
+    "Overhead",
+    "camera_over",
+    "nadir_in_view",
+    "slants",
+]

@@ -36,7 +36,6 @@ looks like the floor in shade, or one a pixel wide.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import cv2
@@ -46,9 +45,8 @@ from numpy.typing import NDArray
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.colours import (
     HARD_PAIRS,
-    chroma,
     distances2,
-    hue_apart,
+    in_tinted_shade,
     mix_gaps,
     shade_gaps,
 )
@@ -143,24 +141,6 @@ NOT_COUNTED = COLOURS.index(Colour.BLACK)
 BESIDE_REACH = 1.1
 BESIDE_OFF_MIX = 8.0
 BESIDE_PIXELS = 3
-# A camera that leans sees the side faces of a cube that turn towards it: in the top-down
-# view each shows beside the top, towards the point below the camera, as wide as the slant
-# (`overhead.slants`) times the side. Turned from the lamp and lit by what the floor's print
-# throws back, its paint may pass for another colour (a yellow face over purple print reads
-# brown). A strip within FACE_TURN degrees of that way from the centre of the cube's top, its
-# centre no further out than the face's (half a side and half that width) and FACE_MARGIN
-# sides more, is that face when its colour could be the cube's in less, tinted light: darker
-# by FACE_DARKER (L) or more, no more colourful (chroma), and its hue less than FACE_HUE
-# degrees off (a tint turns a hue, it cannot reverse it). (Path-traced A, B, C, 1600 passes:
-# 14 read right more, none fewer; such brown faces of yellow and green cubes lay 0.37-0.65
-# sides out, 12-31 darker, hue 34-101 degrees off. On the shared renderer, seeds 0-1, the
-# geometry alone took 25 counted strips for faces, most of them real cubes lying under the
-# one above, and read 6 pictures fewer right; none of the 25 has a colour the cube's paint
-# could take, and no reading changes.)
-FACE_TURN = 50.0
-FACE_MARGIN = 0.1
-FACE_DARKER = 8.0
-FACE_HUE = 120.0
 
 
 def _in_shade_of(
@@ -463,24 +443,21 @@ def side_faces(
 ) -> list[bool]:
     """Which `slivers` are the side face of the cube they lie against, turned towards the
     camera (`cubes`: the found cubes as colour index, x, y in view pixels; `means`: each
-    colour's Lab; `overhead`: where the camera is over the view)."""
-    centres = np.array([[x, y] for _, x, y in cubes], np.float64).reshape(-1, 2)
-    slant = overhead.slants(centres)
+    colour's Lab; `overhead`: where the camera is over the view).
+
+    A strip on such a face (`overhead.Overhead.on_face`) is the face when its colour is one
+    the cube's paint takes there (`colours.in_tinted_shade`). On path-traced A, B and C (1600
+    passes) this read 14 passes right more and none fewer. On the shared renderer (seeds
+    0-1) the geometry alone took 25 counted strips for faces, most of them real cubes lying
+    under the one above, and read 6 pictures fewer right; none of the 25 has a colour the
+    cube's paint could take, and no reading changes.
+    """
     faces = []
     for sliver in slivers:
         colour, x, y = cubes[sliver.beside]
-        out = (sliver.x - x, sliver.y - y)
-        reach = (0.5 + 0.5 * float(slant[sliver.beside]) + FACE_MARGIN) * cube_side
-        beside = overhead.turn((x, y), out) <= FACE_TURN and math.hypot(*out) <= reach
-        faces.append(beside and _in_tinted_shade(means[sliver.colour], means[colour]))
+        on = overhead.on_face((x, y), (sliver.x, sliver.y), cube_side)
+        faces.append(on and in_tinted_shade(means[sliver.colour], means[colour]))
     return faces
-
-
-def _in_tinted_shade(seen: NDArray[np.float32], paint: NDArray[np.float32]) -> bool:
-    """Whether Lab colour `seen` could be the Lab colour `paint` in less light of another
-    tint (see FACE_DARKER)."""
-    darker = float(paint[0] - seen[0]) >= FACE_DARKER
-    return darker and chroma(seen) <= chroma(paint) and hue_apart(seen, paint) < FACE_HUE
 
 
 def hidden_slivers(

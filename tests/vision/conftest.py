@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
-from companion.devices.tray_render import CalibrationSet, calibration_set
+from companion.devices.simtray.camera import camera_for
+from companion.devices.tray_render import CalibrationSet, CameraPose, calibration_set
 from companion.vision import Profile, calibrate
+from companion.vision.overhead import Overhead, camera_over
 from companion.vision.tray import order_corners
 
 # The floor's outline that tray finding gave the faint-brown set-up (hard pairs, seed
@@ -42,3 +45,26 @@ def cal() -> CalibrationSet:
 def profile(cal: CalibrationSet) -> Profile:
     """The profile calibrated from `cal`."""
     return calibrate_set(cal)
+
+
+def camera_looking_at(at: tuple[float, float], height: float) -> Overhead:
+    """A camera `height` mm above the floor and 75 mm towards the view's bottom from `at`
+    (view pixels), looking at it; the view shows the floor at a pixel to the mm. Its point
+    below lies at `at` + (0, 75) in the view, and it looks at `at` 75 / `height` off
+    straight down."""
+    pose = CameraPose(
+        height_mm=height,
+        tilt_deg=float(np.degrees(np.arctan2(75.0, height))),
+        tilt_azimuth_deg=-90.0,
+        yaw_deg=0.0,
+        hfov_deg=60.0,
+    )
+    camera = camera_for(pose, (800, 600), [(0.0, 0.0, 0.0)])
+    floor = np.array(
+        [[-40.0, 40.0, 0.0], [40.0, 40.0, 0.0], [40.0, -40.0, 0.0], [-40.0, -40.0, 0.0]]
+    )
+    in_view = np.column_stack([at[0] + floor[:, 0], at[1] - floor[:, 1]]).astype(np.float32)
+    in_picture = camera.project(floor)[0].astype(np.float32)
+    overhead = camera_over(cv2.getPerspectiveTransform(in_picture, in_view), (800, 600))
+    assert overhead is not None
+    return overhead

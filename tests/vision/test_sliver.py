@@ -4,19 +4,17 @@ narrow one makes it unsure."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
-from conftest import calibrate_set
+from conftest import calibrate_set, camera_looking_at
 
 from companion.core.cubes import COLOURS, Colour
-from companion.devices.simtray.camera import camera_for
-from companion.devices.tray_render import CalibrationSet, CameraPose, calibration_set
+from companion.devices.tray_render import CalibrationSet, calibration_set
 from companion.vision import Profile, TrayReading, read_tray, sliver
 from companion.vision import reasons as doubt
 from companion.vision.colours import mix_gaps
 from companion.vision.detect import find_cubes
-from companion.vision.overhead import Overhead, camera_over
+from companion.vision.overhead import Overhead
 from companion.vision.segment import compare
 from companion.vision.sliver import (
     Sliver,
@@ -304,32 +302,11 @@ def test_cubes_are_looked_round_only_where_something_off_their_blends_changed_be
     assert changed_beside(foreground, lab, empty, means, cubes, side) == [0]
 
 
-def _looking_at_the_cube(height: float) -> Overhead:
-    """A camera `height` mm above the floor and 75 mm towards the view's bottom from a cube
-    at view (50, 50), looking at the cube; the view shows the floor at a pixel to the mm."""
-    pose = CameraPose(
-        height_mm=height,
-        tilt_deg=float(np.degrees(np.arctan2(75.0, height))),
-        tilt_azimuth_deg=-90.0,
-        yaw_deg=0.0,
-        hfov_deg=60.0,
-    )
-    camera = camera_for(pose, (800, 600), [(0.0, 0.0, 0.0)])
-    floor = np.array(
-        [[-40.0, 40.0, 0.0], [40.0, 40.0, 0.0], [40.0, -40.0, 0.0], [-40.0, -40.0, 0.0]]
-    )
-    in_view = np.column_stack([50.0 + floor[:, 0], 50.0 - floor[:, 1]]).astype(np.float32)
-    in_picture = camera.project(floor)[0].astype(np.float32)
-    overhead = camera_over(cv2.getPerspectiveTransform(in_picture, in_view), (800, 600))
-    assert overhead is not None
-    return overhead
-
-
 def test_a_strip_where_the_cube_turns_a_face_to_the_camera_is_that_face() -> None:
     # A yellow cube at (50, 50), ten view pixels to a side. The camera is 250 mm up and 75
     # mm down the view from it: it looks at the cube 0.3 off straight down, and the face
     # turned towards it shows three pixels wide beside the top.
-    near = _looking_at_the_cube(250.0)
+    near = camera_looking_at((50.0, 50.0), 250.0)
     assert near.nadir == pytest.approx((50.0, 125.0), abs=0.5)
     assert near.slants(np.array([[50.0, 50.0]]))[0] == pytest.approx(0.3, abs=0.01)
     means = np.zeros((len(COLOURS), 3), np.float32)
@@ -356,7 +333,7 @@ def test_a_strip_where_the_cube_turns_a_face_to_the_camera_is_that_face() -> Non
     # high, looks down on the cube more steeply.
     assert not face(Colour.BROWN, 50.0, 58.5)
     assert face(Colour.BROWN, 50.0, 57.0)
-    assert not face(Colour.BROWN, 50.0, 57.0, _looking_at_the_cube(500.0))
+    assert not face(Colour.BROWN, 50.0, 57.0, camera_looking_at((50.0, 50.0), 500.0))
     # Colours the yellow paint cannot take in less light: the opposite hue, lighter, or more
     # colourful.
     assert not face(Colour.BLUE, 50.0, 56.0)
