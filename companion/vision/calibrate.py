@@ -29,6 +29,7 @@ from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.likelihood import cast_shadows
 from companion.vision.mixed import (
     floor_change,
+    floor_in_shade,
     lighter_kind,
     two_colours,
     two_kinds,
@@ -894,8 +895,11 @@ def _check_distinct(
             # Only lone cubes testify: odd shapes are shadows, rim glints or cube heaps.
             if inner.sum() < 5 or not looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
                 continue
-            # A patch of print the exposure changed is no cube of any colour.
-            if not unlike_floor(comparisons[colour].lab, floor, inner):
+            # A patch of print the exposure changed is no cube of any colour, nor a shadow
+            # that keeps the print's hue.
+            if not unlike_floor(comparisons[colour].lab, floor, inner) or floor_in_shade(
+                comparisons[colour].lab, floor, inner
+            ):
                 continue
             region_lab = lone_cube_colour(
                 comparisons[colour].lab[inner].astype(np.float64), means, inverses, index

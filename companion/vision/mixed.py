@@ -37,6 +37,13 @@ LIGHTER = 8.0
 # A cube differs from the empty tray beneath it by at least this (CIE76; a black cube on a
 # warm print measured 20, print patches changed by the exposure 7-9).
 FLOOR_GAP = 15.0
+# A lone patch in a colour picture that is the empty tray beneath it in shade, darker by at
+# least FLOOR_GAP and its colour within SHADOW_GAP (a and b, `shade_gap`) of the tray's at
+# that lightness, is a cube's shadow, not a cube: on a tray with dark walls (the shared
+# renderer, set-up 505326357) a blue cube's shadow in the corner showed Lab (20, -3, 2)
+# over floor (37, -6, 6), 2.2 off, and passed for a black cube; the blue cubes there were
+# 24 and 32 off.
+SHADOW_GAP = 6.0
 
 Groups = tuple[NDArray[np.float64], NDArray[np.float64]]
 
@@ -125,6 +132,17 @@ def unlike_floor(
     return floor_change(pixels, beneath, chosen) >= FLOOR_GAP
 
 
+def floor_in_shade(
+    pixels: NDArray[np.floating[Any]],
+    beneath: NDArray[np.floating[Any]],
+    chosen: NDArray[np.bool_],
+) -> bool:
+    """Whether the `chosen` pixels are the empty tray beneath them in shade (SHADOW_GAP)."""
+    seen = np.median(pixels[chosen], axis=0)
+    floor = np.median(beneath[chosen], axis=0)
+    return floor[0] - seen[0] >= FLOOR_GAP and shade_gap(seen, floor) < SHADOW_GAP
+
+
 def _two_means(features: NDArray[np.float64]) -> NDArray[np.int64]:
     """Each row's group (0 or 1) by two-means, started from the two rows furthest apart
     along the spread's main axis (the same answer on every run)."""
@@ -145,4 +163,4 @@ def _two_means(features: NDArray[np.float64]) -> NDArray[np.int64]:
     return labels
 
 
-__all__ = ["lighter_kind", "two_colours", "two_kinds"]
+__all__ = ["floor_in_shade", "lighter_kind", "two_colours", "two_kinds"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.calibrate import lone_cube_colour, pair_strangers
-from companion.vision.mixed import lighter_kind, two_colours, two_kinds
+from companion.vision.mixed import floor_in_shade, lighter_kind, two_colours, two_kinds
 
 SIDE = 11.0
 RED = (40.0, 50.0, 35.0)
@@ -157,3 +157,22 @@ def test_a_tilted_cube_stands_for_its_lit_top_not_its_larger_shaded_face() -> No
     # A cube of one tone is its median, whatever its lightest pixels.
     black = np.array([30.0, 0.0, 2.0]) + rng.normal(0.0, 2.0, (100, 3))
     assert np.allclose(lone_cube_colour(black, means, inverses, 1), (30.0, 0.0, 2.0), atol=1.0)
+
+
+def test_a_patch_that_is_the_floor_beneath_it_in_shade_is_a_shadow() -> None:
+    # A teal print at L 37 (a -6, b 6), and a patch over it in a colour picture: the same
+    # teal in shade at L 20 (a and b scaled down alike) is a cube's shadow; a black cube
+    # there, neutral at L 20, and a blue one are not, nor a patch darkened by only 10.
+    beneath = np.zeros((4, 4, 3), np.float64)
+    beneath[:] = (37.0, -6.0, 6.0)
+    chosen = np.ones((4, 4), np.bool_)
+
+    def shadow(lab: tuple[float, float, float]) -> bool:
+        pixels = np.zeros((4, 4, 3), np.float64)
+        pixels[:] = lab
+        return floor_in_shade(pixels, beneath, chosen)
+
+    assert shadow((20.0, -3.0, 2.0))
+    assert not shadow((20.0, 4.0, -6.0))  # a black cube under a bluish light
+    assert not shadow((20.0, 6.0, -25.0))  # a blue cube
+    assert not shadow((27.0, -4.0, 4.0))  # darkened too little for a shadow
