@@ -230,6 +230,7 @@ class Prepared:
         clipped: NDArray[np.bool_],
         empty_grey: NDArray[np.float32],
         flicker: NDArray[np.bool_] | None,
+        overhead: Overhead | None,
     ) -> None:
         self.reference = reference
         self.means = means
@@ -242,8 +243,8 @@ class Prepared:
         self.empty_grey = empty_grey
         """The empty tray in grey, and shrunk, to tell whether the camera moved (realign)."""
         self.empty_small = shrunk(empty_grey)
-        self.overhead: Overhead | None = None
-        """Where the camera is over the view, for a nominal lens (set by `build`)."""
+        self.overhead = overhead
+        """Where the camera is over the view, for a nominal lens."""
         self.print_edges = gradient(np.ascontiguousarray(reference.lab[:, :, 0]))
         """The empty tray's lightness gradient (L units per pixel): its print's edges."""
         self.edge_width = max(2, round(reference.cube_side * EDGE_WIDTH))
@@ -322,11 +323,10 @@ class Prepared:
         )
         areas = np.array([profile.colours[c].cube_area for c in COLOURS], np.float64)
         clipped = np.array([profile.colours[c].clipped for c in COLOURS], np.bool_)
-        prepared = cls(reference, means, inverses, areas, seen, clipped, grey(empty), unstable)
-        prepared.overhead = camera_over(
-            view.homography, (profile.picture_width, profile.picture_height)
+        overhead = camera_over(view.homography, (profile.picture_width, profile.picture_height))
+        return cls(
+            reference, means, inverses, areas, seen, clipped, grey(empty), unstable, overhead
         )
-        return prepared
 
 
 def _shared(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:

@@ -18,12 +18,12 @@ in shade, as a side face shows it) that is
 is a sliver (`slivers_round`).
 
 A sliver about a tenth of a side wide or more, but black, is counted as a cube, in doubt
-(`counted_slivers`), unless it is the side face the cube beside it turns to a leaning camera,
-in a colour its paint takes in that face's light (`side_faces`). Every reading looks for those, round the cubes with something beside
-them in the view that is no blend of the cube and the floor (`changed_beside`; about half
-the cubes). On rendered trays (13 seeds, 4270 pictures) 48 more pictures were read right
-and 1 fewer; on 4 other seeds (1320) 9 more and 1 fewer. It costs about a fifth more time
-per picture.
+(`counted_slivers`), unless it is the side face the cube beside it turns to a leaning
+camera, in a colour its paint takes in that face's light (`side_faces`). Every reading looks
+for those, round the cubes with something beside them in the view that is no blend of the
+cube and the floor (`changed_beside`; about half the cubes). On rendered trays (13 seeds,
+4270 pictures) 48 more pictures were read right and 1 fewer; on 4 other seeds (1320) 9 more
+and 1 fewer. It costs about a fifth more time per picture.
 
 Before a reading is given as sure, every cube gets the closer look, and any sliver makes the
 reading unsure (`hidden_slivers`). On rendered trays (13 seeds, 991 readings that would be
