@@ -613,11 +613,11 @@ _RIM_ONE_COLOUR = 4.5
 # 28 path-traced: at most 0.067 and 0.056 off; the one that wrongly won, path-traced A 013
 # on print checked in orange and green, 0.116.)
 _SCALE_AGREES = 0.09
-# The point below the camera is placed for a nominal lens (`overhead.NOMINAL_FOV`). The faces a choice sees show one share of the way from
-# each rim edge to that point, fitted to them; each face off that by more than _NADIR_PX
-# plus the share times _NADIR_SLACK of the view's side (where the point lies is only
-# roughly known), and each floor edge hidden where a face that wide should show, costs
-# _NADIR_COST per pixel beyond. (benchmarks/tray_finding.py within 2%: 132 -> 135 of 160,
+# The point below the camera is placed for a nominal lens (`overhead.NOMINAL_FOV`). The
+# faces a choice sees show one share of the way from each rim edge to that point, fitted to
+# them; each face off that by more than _NADIR_PX plus the share times _NADIR_SLACK of the
+# view's side (where the point lies is only roughly known), and each floor edge hidden where
+# a face that wide should show, costs _NADIR_COST per pixel beyond. (benchmarks/tray_finding.py within 2%: 132 -> 135 of 160,
 # within 5% the same, the worst 10.4% -> 8.6%; path-traced outlines: A 006 4.2% -> under
 # 1.5%, C 201 5.3% -> 2.1%, C 205 3.3% -> under 1.5%, A 011 7.4% -> 9.5%; of
 # benchmarks/calibration_checks.py's 99 set-ups two more found right, an empty tray whose

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.devices.simtray.camera import camera_for
+from companion.devices.simtray.camera import PinholeCamera, camera_for
 from companion.devices.tray_render import CalibrationSet, CameraPose, calibration_set
 from companion.vision import Profile, calibrate
 from companion.vision.overhead import Overhead, camera_over
@@ -47,6 +47,20 @@ def profile(cal: CalibrationSet) -> Profile:
     return calibrate_set(cal)
 
 
+def view_of_floor(
+    camera: PinholeCamera, middle: tuple[float, float], scale: float, flip: float = -1.0
+) -> np.ndarray:
+    """The homography from `camera`'s picture to a view of the floor at `scale` pixels to
+    the mm, the floor's origin at `middle`, its y down the view (`flip` -1, as the picture
+    shows it) or up it (1)."""
+    square = np.array(
+        [[-40.0, 40.0, 0.0], [40.0, 40.0, 0.0], [40.0, -40.0, 0.0], [-40.0, -40.0, 0.0]]
+    )
+    in_picture = camera.project(square)[0].astype(np.float32)
+    in_view = (np.array(middle) + scale * square[:, :2] * [1.0, flip]).astype(np.float32)
+    return np.asarray(cv2.getPerspectiveTransform(in_picture, in_view), np.float64)
+
+
 def camera_looking_at(at: tuple[float, float], height: float) -> Overhead:
     """A camera `height` mm above the floor and 75 mm towards the view's bottom from `at`
     (view pixels), looking at it; the view shows the floor at a pixel to the mm. Its point
@@ -60,11 +74,6 @@ def camera_looking_at(at: tuple[float, float], height: float) -> Overhead:
         hfov_deg=60.0,
     )
     camera = camera_for(pose, (800, 600), [(0.0, 0.0, 0.0)])
-    floor = np.array(
-        [[-40.0, 40.0, 0.0], [40.0, 40.0, 0.0], [40.0, -40.0, 0.0], [-40.0, -40.0, 0.0]]
-    )
-    in_view = np.column_stack([at[0] + floor[:, 0], at[1] - floor[:, 1]]).astype(np.float32)
-    in_picture = camera.project(floor)[0].astype(np.float32)
-    overhead = camera_over(cv2.getPerspectiveTransform(in_picture, in_view), (800, 600))
+    overhead = camera_over(view_of_floor(camera, at, 1.0), (800, 600))
     assert overhead is not None
     return overhead

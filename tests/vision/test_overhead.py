@@ -3,11 +3,11 @@ whose pose is known (the simulator's pinhole camera with the nominal lens)."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
+from conftest import view_of_floor
 
-from companion.devices.simtray.camera import PinholeCamera, camera_for
+from companion.devices.simtray.camera import camera_for
 from companion.devices.tray_render import CameraPose
 from companion.vision.overhead import NOMINAL_FOV, nadir_in_view, slants
 
@@ -16,21 +16,12 @@ from companion.vision.overhead import NOMINAL_FOV, nadir_in_view, slants
 POSE = CameraPose(
     height_mm=250.0, tilt_deg=15.0, tilt_azimuth_deg=40.0, yaw_deg=20.0, hfov_deg=NOMINAL_FOV
 )
-SQUARE = np.array([[-50.0, -50.0, 0.0], [50.0, -50.0, 0.0], [50.0, 50.0, 0.0], [-50.0, 50.0, 0.0]])
-
-
-def view_of_floor(camera: PinholeCamera, flip: float) -> np.ndarray:
-    """The homography from `camera`'s picture to a view of the floor at 2 pixels to the mm,
-    the floor's middle at (300, 300), its y one way (`flip` 1) or the other (-1)."""
-    in_picture = camera.project(SQUARE)[0].astype(np.float32)
-    in_view = (300.0 + 2.0 * SQUARE[:, :2] * [1.0, flip]).astype(np.float32)
-    return np.asarray(cv2.getPerspectiveTransform(in_picture, in_view), np.float64)
 
 
 @pytest.mark.parametrize("flip", [1.0, -1.0])
 def test_the_point_below_the_camera_is_found_from_a_level_planes_view(flip: float) -> None:
     camera = camera_for(POSE, (800, 600), [(0.0, 0.0, 0.0)])
-    nadir = nadir_in_view(view_of_floor(camera, flip), (800, 600))
+    nadir = nadir_in_view(view_of_floor(camera, (300.0, 300.0), 2.0, flip), (800, 600))
     assert nadir is not None
     below = 300.0 + 2.0 * camera.centre[:2] * [1.0, flip]
     assert np.hypot(*(np.array(nadir) - below)) < 0.5
@@ -43,7 +34,7 @@ def test_how_steeply_the_camera_looks_at_a_spot_is_its_reach_over_the_height(
     camera = camera_for(POSE, (800, 600), [(0.0, 0.0, 0.0)])
     spots = np.array([[0.0, 0.0], [-60.0, 40.0], [70.0, -45.0], [67.0 * 0.77, 67.0 * 0.64]])
     in_view = 300.0 + 2.0 * spots * [1.0, flip]
-    found = slants(view_of_floor(camera, flip), (800, 600), in_view)
+    found = slants(view_of_floor(camera, (300.0, 300.0), 2.0, flip), (800, 600), in_view)
     reach = np.hypot(*(spots - camera.centre[:2]).T)
     expected = reach / camera.centre[2]
     # From 0 (the spot below the camera) to 0.45.
