@@ -744,6 +744,11 @@ def test_a_weak_peak_beside_a_cube_coloured_nearer_the_floor_than_its_model_is_s
     # 0: 0.76, teal floor darkened round a red cube): it is shade all the same.
     wide = Found(black, 48.0, 40.0, 0.76, 1.0, red)
     assert at_foot_shade([top, wide], [1.0, 0.2], SIDE) == [False, True]
+    # Half way from the floor to black is shade still: shade is what darkens a floor towards
+    # black. Half way from the floor to white, a white cube half hidden lies as near.
+    assert at_foot_shade([top, peak], [1.0, 0.5], SIDE) == [False, True]
+    pale_peak = Found(COLOURS.index(Colour.WHITE), 48.0, 40.0, 0.5, 1.0, red)
+    assert at_foot_shade([top, pale_peak], [1.0, 0.5], SIDE) == [False, False]
     # Coloured most of the way to black it may be a black cube half hidden: it stays.
     assert at_foot_shade([top, peak], [1.0, 0.88], SIDE) == [False, False]
     # So does a peak that fills its box well, and one farther than a working side off.
