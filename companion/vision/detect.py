@@ -327,11 +327,12 @@ SIDE_LIGHTEST = 0.9
 # right: path-traced 245 -> 254 of 373, rendered 5870 -> 5877 of 7570 (23 seeds), no sure
 # reading wrong. Path-traced, a reach of 1.2 read as many right; a fill of 0.6 read 7 fewer,
 # a reach of 0.85 or a share of 0.35 2 fewer. Nearer their model, colour cannot tell such
-# shade from a cube half hidden. The fill was 0.7 until the side faces and the tray's walls
-# were weighed (sessions 51-52); at 0.8 since, path-traced A, B and C (as found and 3 nudged
-# passes) read 3 passes more right and none fewer (the one peak it took as found, A 013
-# drop 0, is the teal floor darkened at a red cube's foot), and the rendered trays (seeds 0
-# and 1) 252 and 258 -> 252 and 259 of 330 and 320, no sure reading wrong more.
+# shade from a cube half hidden. The fill was 0.7 until tray finding weighed the wall faces
+# and strips on cubes' side faces were told from cubes; at 0.8 since, path-traced A, B and C
+# (as found and 3 nudged passes) read 3 passes more right and none fewer (the one peak it
+# took as found, A 013 drop 0, is the teal floor darkened at a red cube's foot), and the
+# rendered trays (seeds 0 and 1) 252 and 258 -> 252 and 259 of 330 and 320, no sure reading
+# wrong more.
 FOOT_FILL = 0.8
 FOOT_REACH = 1.0
 FOOT_SHARE = 0.45
@@ -846,7 +847,7 @@ def toward_model(
 
 def at_foot_shade(cubes: list[Found], towards: list[float], side: float) -> list[bool]:
     """Which cubes are weak peaks on the shade at another cube's foot (`towards`: each
-    cube's `toward_model`, in the same order; see FOOT_SHARE)."""
+    cube's `toward_model`, in the same order; see FOOT_SHARE and FOOT_SHARE_DARK)."""
     reach2 = (FOOT_REACH * side) ** 2
     return [
         cube.fill < FOOT_FILL
