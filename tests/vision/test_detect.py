@@ -500,6 +500,28 @@ def test_a_shadow_that_passes_for_a_dark_cube_is_dropped_but_a_real_one_beside_a
     assert without_cast_shadows(light, offset, SIDE, _grey(lighter), _grey(floor), changed) == light
 
 
+def test_only_the_bare_floor_tells_whether_a_peak_in_a_cube_s_shadow_throws_its_own() -> None:
+    # As above: a black peak in a blue cube's shadow, L 20 on a floor of L 50. A red cube
+    # lies beside the spot where the peak's own shadow would fall and covers part of it: its
+    # pixels there are changed, but it is no shadow. The floor left bare is unchanged, so the
+    # peak throws none and is shade (path-traced C 207 drop 5: shade among five cubes).
+    offset = (0.0, -10.0)
+    floor = np.full((80, 80), 50.0, np.float32)
+    lightness = floor.copy()
+    lightness[34:47, 34:47] = 30.0
+    lightness[28:39, 35:46] = 20.0
+    changed = np.zeros((80, 80), np.bool_)
+    changed[28:47, 34:47] = True
+    changed[16:31, 42:55] = True  # the red cube
+    found = [(0, 40, 40, 1.0), (1, 40, 33, 0.7), (2, 48, 23, 1.0)]
+    picture, empty = _grey(lightness), _grey(floor)
+    kept = without_cast_shadows(found, offset, SIDE, picture, empty, changed)
+    assert kept == [found[0], found[2]]
+    # A real black cube there darkens the bare floor beyond it too: it stays.
+    changed[18:29, 36:42] = True
+    assert without_cast_shadows(found, offset, SIDE, picture, empty, changed) == found
+
+
 def test_a_dark_peak_that_throws_no_shadow_of_its_own_is_shade() -> None:
     # A lamp throws shadows 10 pixels up (cube side 12). A black peak at (40, 40), L 30 on a
     # floor of L 50, with no found cube to cast it: the floor where its own shadow would fall
