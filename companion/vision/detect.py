@@ -14,7 +14,7 @@ unsure.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple, TypeVar
 
@@ -1218,14 +1218,10 @@ def _changed_where_bare(
     side: float,
 ) -> float | None:
     """The share of changed pixels in `spot` on the floor no peak of `found` but peak
-    `number` covers (each covers its square, REACH working sides out); None when too little
-    of the spot is left bare to tell (BARE_LEAST)."""
-    covered = np.zeros(changed.shape[:2], np.bool_)
-    half = max(1, round(REACH * side))
-    for other, (_, x, y, _) in enumerate(found):
-        if other != number:
-            covered[square_around(x, y, half)] = True
-    bare = ~covered[spot]
+    `number` covers (each the square a found cube accounts for, `_squares`); None when too
+    little of the spot is left bare to tell (BARE_LEAST)."""
+    others = [(x, y) for other, (_, x, y, _) in enumerate(found) if other != number]
+    bare = _squares(others, changed.shape, side)[spot] == 0
     if float(bare.mean()) < BARE_LEAST:
         return None
     return float(changed[spot][bare].mean())
@@ -1391,10 +1387,17 @@ def shadow_casters(
 
 def _explained(cubes: list[Found], shape: tuple[int, ...], side: float) -> NDArray[np.uint8]:
     """1 on the square around each found cube that it accounts for, 0 elsewhere."""
+    return _squares([(cube.x, cube.y) for cube in cubes], shape, side)
+
+
+def _squares(
+    centres: Sequence[tuple[float, float]], shape: tuple[int, ...], side: float
+) -> NDArray[np.uint8]:
+    """1 on the square a cube centred at each of `centres` accounts for (REACH), 0 elsewhere."""
     covered = np.zeros(shape[:2], np.uint8)
     reach = round(REACH * side)
-    for cube in cubes:
-        x, y = int(cube.x), int(cube.y)
+    for centre_x, centre_y in centres:
+        x, y = int(centre_x), int(centre_y)
         cv2.rectangle(covered, (x - reach, y - reach), (x + reach, y + reach), 1, -1)
     return covered
 
