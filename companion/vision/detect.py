@@ -353,6 +353,20 @@ FOOT_SHARE = 0.45
 # a light floor, and a white half hidden by its neighbour is as near it as shade. (Those two
 # are the only real cubes of the three sets, set-up drops too, between 0.45 and 0.55.)
 FOOT_SHARE_DARK = 0.55
+# A peak that fills its box is that shade only when its colour is a blend of the floor's and
+# its model's, within FOOT_BLEND of the way between them (in lengths of that way), and not of
+# a colour the floor's shade runs towards. Such a peak is the floor beside a cube lit by that
+# cube's colour, where the colour's model, learned from cubes whose edges blend into the
+# floor, stretches towards the floor (B 111: reds on purple print, the red model's b spread
+# 17 units). Over the path-traced pictures (A, B and C, all but the set-up drops, as found),
+# of the 2772 peaks filling at least FOOT_FILL, 5 lay under FOOT_SHARE within 0.13 of the
+# way: B 111's reds, each 14-47 pixels from any red cube. The 5 real cubes under FOOT_SHARE
+# lay 0.48-0.57 off it (whites and reds on A 013's bands, a white on C 204). As found and 3
+# nudged passes: 3 passes more right (B 111 drops 0, 2 and 5 as found) and none fewer; the
+# rendered trays (seeds 0 and 1) read as many right, two pictures nearer the truth. Taking
+# black and brown too lost 3 real black cubes there; taking every peak filling less than 0.96
+# whatever its blend read one more path-traced pass right and 5 rendered pictures fewer.
+FOOT_BLEND = 0.25
 # A peak filling less than FRINGE_FILL of its box, closer than FRINGE_AT working sides to a
 # better filled cube of another colour (nearer than touching tops, 0.83), whose colour lies
 # within FRINGE_GAP (CIE76) of a blend of that cube's and the floor's beneath it, is that
@@ -844,29 +858,38 @@ def _parted(flags: list[bool], items: list[T]) -> tuple[list[T], list[T]]:
 
 def toward_model(
     colour: NDArray[np.float32], floor: NDArray[np.float32], model: NDArray[np.float32]
-) -> float:
+) -> tuple[float, float]:
     """Where a peak's Lab `colour` lies on the way from the `floor`'s Lab colour beneath it
-    (0) to its colour's `model` mean (1), projected onto that way."""
+    (0) to its colour's `model` mean (1), projected onto that way; and how far off every
+    blend of the two it lies (`colours.mix_gaps`), in lengths of that way."""
     way = model.astype(np.float64) - floor
     length2 = max(float(way @ way), 1e-6)
-    return float((colour.astype(np.float64) - floor) @ way) / length2
+    along = float((colour.astype(np.float64) - floor) @ way) / length2
+    return along, float(mix_gaps(colour, floor, model)) / math.sqrt(length2)
 
 
-def at_foot_shade(cubes: list[Found], towards: list[float], side: float) -> list[bool]:
-    """Which cubes are weak peaks on the shade at another cube's foot (`towards`: each
-    cube's `toward_model`, in the same order; see FOOT_SHARE and FOOT_SHARE_DARK)."""
+def at_foot_shade(cubes: list[Found], ways: list[tuple[float, float]], side: float) -> list[bool]:
+    """Which cubes are peaks on the shade at another cube's foot (`ways`: each cube's
+    `toward_model`, in the same order; see FOOT_SHARE, FOOT_SHARE_DARK and FOOT_BLEND)."""
     reach2 = (FOOT_REACH * side) ** 2
     return [
-        cube.fill < FOOT_FILL
-        and toward < (FOOT_SHARE_DARK if cube.colour in SHADE_LIKE else FOOT_SHARE)
+        _shade_coloured(cube, toward, off)
         and any(
             other is not cube
             and other.fill >= cube.fill
             and (other.x - cube.x) ** 2 + (other.y - cube.y) ** 2 < reach2
             for other in cubes
         )
-        for cube, toward in zip(cubes, towards, strict=True)
+        for cube, (toward, off) in zip(cubes, ways, strict=True)
     ]
+
+
+def _shade_coloured(cube: Found, toward: float, off: float) -> bool:
+    """Whether a peak `toward` its model from the floor and `off` the blends of the two (see
+    `toward_model`) is coloured as the shade at a cube's foot may be."""
+    if cube.fill < FOOT_FILL:
+        return toward < (FOOT_SHARE_DARK if cube.colour in SHADE_LIKE else FOOT_SHARE)
+    return cube.colour not in SHADE_LIKE and toward < FOOT_SHARE and off < FOOT_BLEND
 
 
 def profile_evidence(comparison: Comparison, profile: Profile) -> Evidence:
@@ -949,7 +972,7 @@ def find_cubes(
     thin += close
     medians: list[NDArray[np.float32]] = []
     floors: list[NDArray[np.float32] | None] = []
-    towards: list[float] = []
+    ways: list[tuple[float, float]] = []
     for index, x, y, fill in found:
         box = square_around(x, y, half)
         median = _box_median(comparison.lab, seen.foreground, box)
@@ -966,17 +989,11 @@ def find_cubes(
             margin = 0.0
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
         medians.append(median)
-        # (Only a weak peak can be shade at a foot or a neighbour's edge: the floor's colour is
-        # looked up for those.)
-        toward = 1.0
-        floor = None
-        if fill < FRINGE_FILL:
-            floor = channel_medians(prepared.reference.lab[box].reshape(-1, 3))
-            if fill < FOOT_FILL:
-                toward = toward_model(median, floor, prepared.means[index])
-        floors.append(floor)
-        towards.append(toward)
-    at_foot = at_foot_shade(cubes, towards, side)
+        floor = channel_medians(prepared.reference.lab[box].reshape(-1, 3))
+        ways.append(toward_model(median, floor, prepared.means[index]))
+        # (Only a weak peak can be a neighbour's edge.)
+        floors.append(floor if fill < FRINGE_FILL else None)
+    at_foot = at_foot_shade(cubes, ways, side)
     cubes, shaded = _parted(at_foot, cubes)
     medians, floors = _parted(at_foot, medians)[0], _parted(at_foot, floors)[0]
     at_edge = at_neighbours_edge(cubes, medians, floors, side)

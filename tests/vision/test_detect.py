@@ -749,40 +749,72 @@ def test_a_weak_peak_in_a_blend_of_a_neighbour_and_the_floor_is_that_neighbour_s
     assert at_neighbours_edge([top, white], [cube, light], [None, grey], SIDE) == [False, False]
 
 
+# A cube coloured as its model: all the way from the floor, on the way.
+CUBE = (1.0, 0.0)
+
+
 def test_a_weak_peak_beside_a_cube_coloured_nearer_the_floor_than_its_model_is_shade() -> None:
     # Light floor (L 80), black's model L 30: a peak of L 70 lies a fifth of the way from the
     # floor to black, one of L 36 most of the way.
     floor = np.array([80.0, 0.0, 0.0], np.float32)
     black_model = np.array([30.0, 0.0, 0.0], np.float32)
     pale, dark = (np.array([value, 0.0, 0.0], np.float32) for value in (70.0, 36.0))
-    assert toward_model(pale, floor, black_model) == pytest.approx(0.2)
-    assert toward_model(dark, floor, black_model) == pytest.approx(0.88)
+    assert toward_model(pale, floor, black_model) == pytest.approx((0.2, 0.0))
+    assert toward_model(dark, floor, black_model) == pytest.approx((0.88, 0.0))
     # A red cube at (38, 40) and a weak black peak 10 pixels off (cube side 12).
     red, black = COLOURS.index(Colour.RED), COLOURS.index(Colour.BLACK)
     top = Found(red, 38.0, 40.0, 1.0, 5.0, black)
     peak = Found(black, 48.0, 40.0, 0.5, 1.0, red)
-    assert at_foot_shade([top, peak], [1.0, 0.2], SIDE) == [False, True]
+    assert at_foot_shade([top, peak], [CUBE, (0.2, 0.0)], SIDE) == [False, True]
     # The shade round a cube's foot can fill three quarters of a box (path-traced A 013 drop
     # 0: 0.76, teal floor darkened round a red cube): it is shade all the same.
     wide = Found(black, 48.0, 40.0, 0.76, 1.0, red)
-    assert at_foot_shade([top, wide], [1.0, 0.2], SIDE) == [False, True]
+    assert at_foot_shade([top, wide], [CUBE, (0.2, 0.0)], SIDE) == [False, True]
     # Half way from the floor to black is shade still: shade is what darkens a floor towards
     # black. Half way from the floor to white, a white cube half hidden lies as near.
-    assert at_foot_shade([top, peak], [1.0, 0.5], SIDE) == [False, True]
+    assert at_foot_shade([top, peak], [CUBE, (0.5, 0.0)], SIDE) == [False, True]
     pale_peak = Found(COLOURS.index(Colour.WHITE), 48.0, 40.0, 0.5, 1.0, red)
-    assert at_foot_shade([top, pale_peak], [1.0, 0.5], SIDE) == [False, False]
+    assert at_foot_shade([top, pale_peak], [CUBE, (0.5, 0.0)], SIDE) == [False, False]
     # Coloured most of the way to black it may be a black cube half hidden: it stays.
-    assert at_foot_shade([top, peak], [1.0, 0.88], SIDE) == [False, False]
+    assert at_foot_shade([top, peak], [CUBE, (0.88, 0.0)], SIDE) == [False, False]
     # So does a peak that fills its box well, and one farther than a working side off.
     filled = Found(black, 48.0, 40.0, 0.9, 1.0, red)
-    assert at_foot_shade([top, filled], [1.0, 0.2], SIDE) == [False, False]
+    assert at_foot_shade([top, filled], [CUBE, (0.2, 0.0)], SIDE) == [False, False]
     far = Found(black, 38.0 + 1.1 * SIDE, 40.0, 0.5, 1.0, red)
-    assert at_foot_shade([top, far], [1.0, 0.2], SIDE) == [False, False]
+    assert at_foot_shade([top, far], [CUBE, (0.2, 0.0)], SIDE) == [False, False]
     # Beside a black cube the pale peak is shade all the same: a second black cube there
     # would show black. Alone, nothing casts it.
     own = Found(black, 38.0, 40.0, 1.0, 5.0, red)
-    assert at_foot_shade([own, peak], [1.0, 0.2], SIDE) == [False, True]
-    assert at_foot_shade([peak], [0.2], SIDE) == [False]
+    assert at_foot_shade([own, peak], [CUBE, (0.2, 0.0)], SIDE) == [False, True]
+    assert at_foot_shade([peak], [(0.2, 0.0)], SIDE) == [False]
+
+
+def test_a_filled_peak_is_foot_shade_only_as_a_blend_of_floor_and_model() -> None:
+    # Purple print (53, 44, -48) and red's model (39, 42, 8), stretched towards that floor
+    # (path-traced B 111): the floor beside a red cube, lit red, fills a red peak's box.
+    floor = np.array([53.0, 44.0, -48.0], np.float32)
+    red_model = np.array([39.0, 42.0, 8.0], np.float32)
+    reddened = (0.7 * floor + 0.3 * red_model).astype(np.float32)
+    toward, off = toward_model(reddened, floor, red_model)
+    assert toward == pytest.approx(0.3, abs=1e-4)
+    assert off == pytest.approx(0.0, abs=1e-4)
+    # The same share of the way, half a way's length off every blend: a cube half hidden
+    # (its box takes in the cube over it), not the floor.
+    way = float(np.linalg.norm(red_model - floor))
+    aside = (reddened + np.array([0.0, 0.5 * way, 0.0])).astype(np.float32)
+    assert toward_model(aside, floor, red_model)[1] == pytest.approx(0.5, abs=1e-3)
+    red, blue = COLOURS.index(Colour.RED), COLOURS.index(Colour.BLUE)
+    top = Found(red, 38.0, 40.0, 1.0, 12.0, blue)
+    peak = Found(red, 48.0, 40.0, 0.9, 3.0, blue)
+    assert at_foot_shade([top, peak], [CUBE, (0.3, 0.0)], SIDE) == [False, True]
+    assert at_foot_shade([top, peak], [CUBE, (0.3, 0.5)], SIDE) == [False, False]
+    # Farther along the way it may be a red cube.
+    assert at_foot_shade([top, peak], [CUBE, (0.6, 0.0)], SIDE) == [False, False]
+    # A well-filled black or brown peak on the way to the floor's shade may be a dark cube
+    # whose edges blend into the floor (rendered trays lost real black cubes so).
+    black = COLOURS.index(Colour.BLACK)
+    dark = Found(black, 48.0, 40.0, 0.9, 3.0, red)
+    assert at_foot_shade([top, dark], [CUBE, (0.3, 0.0)], SIDE) == [False, False]
 
 
 def _wall_face() -> tuple[NDArray[np.bool_], NDArray[np.float32], Found]:
