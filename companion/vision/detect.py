@@ -857,15 +857,15 @@ def _parted(flags: list[bool], items: list[T]) -> tuple[list[T], list[T]]:
 
 
 def toward_model(
-    colour: NDArray[np.float32], floor: NDArray[np.float32], model: NDArray[np.float32]
-) -> tuple[float, float]:
-    """Where a peak's Lab `colour` lies on the way from the `floor`'s Lab colour beneath it
-    (0) to its colour's `model` mean (1), projected onto that way; and how far off every
-    blend of the two it lies (`colours.mix_gaps`), in lengths of that way."""
-    way = model.astype(np.float64) - floor
-    length2 = max(float(way @ way), 1e-6)
-    along = float((colour.astype(np.float64) - floor) @ way) / length2
-    return along, float(mix_gaps(colour, floor, model)) / math.sqrt(length2)
+    colours: NDArray[np.float32], floors: NDArray[np.float32], models: NDArray[np.float32]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Where each peak's Lab colour (last axis) lies on the way from the Lab colour of the
+    floor beneath it (0) to its colour's model mean (1), projected onto that way; and how far
+    off every blend of the two it lies (`colours.mix_gaps`), in lengths of that way."""
+    way = models.astype(np.float64) - floors
+    length2 = np.maximum(np.sum(way * way, axis=-1), 1e-6)
+    along: NDArray[np.float64] = np.sum((colours - floors) * way, axis=-1) / length2
+    return along, mix_gaps(colours, floors, models) / np.sqrt(length2)
 
 
 def at_foot_shade(cubes: list[Found], ways: list[tuple[float, float]], side: float) -> list[bool]:
@@ -972,7 +972,7 @@ def find_cubes(
     thin += close
     medians: list[NDArray[np.float32]] = []
     floors: list[NDArray[np.float32] | None] = []
-    ways: list[tuple[float, float]] = []
+    beneath: list[NDArray[np.float32]] = []
     for index, x, y, fill in found:
         box = square_around(x, y, half)
         median = _box_median(comparison.lab, seen.foreground, box)
@@ -990,10 +990,16 @@ def find_cubes(
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
         medians.append(median)
         floor = channel_medians(prepared.reference.lab[box].reshape(-1, 3))
-        ways.append(toward_model(median, floor, prepared.means[index]))
+        beneath.append(floor)
         # (Only a weak peak can be a neighbour's edge.)
         floors.append(floor if fill < FRINGE_FILL else None)
-    at_foot = at_foot_shade(cubes, ways, side)
+    # (All peaks at once: numpy's overhead on one colour is most of the work.)
+    along, aside = toward_model(
+        np.reshape(medians, (-1, 3)),
+        np.reshape(beneath, (-1, 3)),
+        prepared.means[[cube.colour for cube in cubes]],
+    )
+    at_foot = at_foot_shade(cubes, list(zip(along.tolist(), aside.tolist(), strict=True)), side)
     cubes, shaded = _parted(at_foot, cubes)
     medians, floors = _parted(at_foot, medians)[0], _parted(at_foot, floors)[0]
     at_edge = at_neighbours_edge(cubes, medians, floors, side)
