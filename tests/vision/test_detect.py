@@ -861,6 +861,24 @@ def test_a_wide_strip_of_shade_along_a_wall_is_no_cube() -> None:
     assert without_wall_strips([strip, top], maps, near_floor, SIDE, nothing) == ([strip, top], [])
 
 
+def test_a_strip_over_the_wall_joined_to_a_cube_on_the_floor_is_measured_without_it() -> None:
+    # A black cube on the floor by the wall, its face seen below it over the wall's edge and
+    # joined to its top (path-traced B 103 drop 1: a leaning yellow counted twice); alone the
+    # face is half a side high.
+    near_floor, maps, top = _wall_face()
+    maps[:] = 0.0
+    maps[top.colour, 30:46, 60:69] = 1.0
+    cube = Found(top.colour, 64.0, 35.0, 1.0, 5.0, 0)
+    face = Found(top.colour, 64.0, 44.0, 0.9, 5.0, 0)
+    # A black cube whose top shows whole over the wall beside it is still a cube.
+    maps[top.colour, 41:50, 74:83] = 1.0
+    beside = Found(top.colour, 78.0, 45.0, 1.0, 5.0, 0)
+    nothing = np.zeros_like(near_floor)
+    kept, strips = without_wall_strips([cube, face, beside], maps, near_floor, SIDE, nothing)
+    assert kept == [cube, beside]
+    assert strips == [face]
+
+
 def test_a_side_face_in_shade_the_room_s_light_tints_is_found_along_the_shadow_line() -> None:
     # A warm lamp and a bluish room: shade takes more red than blue away. The white cube's
     # side face keeps (1 - 0.9 * direction) of its top's linear light per channel, which
