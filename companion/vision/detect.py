@@ -884,23 +884,23 @@ def at_foot_shade(cubes: list[Found], ways: list[tuple[float, float]], side: flo
     `toward_model`, in the same order; see FOOT_SHARE, FOOT_SHARE_DARK and FOOT_BLEND)."""
     reach2 = (FOOT_REACH * side) ** 2
     return [
-        _shade_coloured(cube, toward, off)
+        _shade_coloured(cube, toward, aside)
         and any(
             other is not cube
             and other.fill >= cube.fill
             and (other.x - cube.x) ** 2 + (other.y - cube.y) ** 2 < reach2
             for other in cubes
         )
-        for cube, (toward, off) in zip(cubes, ways, strict=True)
+        for cube, (toward, aside) in zip(cubes, ways, strict=True)
     ]
 
 
-def _shade_coloured(cube: Found, toward: float, off: float) -> bool:
-    """Whether a peak `toward` its model from the floor and `off` the blends of the two (see
-    `toward_model`) is coloured as the shade at a cube's foot may be."""
+def _shade_coloured(cube: Found, toward: float, aside: float) -> bool:
+    """Whether a peak `toward` its model from the floor and `aside` from the blends of the
+    two (see `toward_model`) is coloured as the shade at a cube's foot may be."""
     if cube.fill < FOOT_FILL:
         return toward < (FOOT_SHARE_DARK if cube.colour in SHADE_LIKE else FOOT_SHARE)
-    return cube.colour not in SHADE_LIKE and toward < FOOT_SHARE and off < FOOT_BLEND
+    return cube.colour not in SHADE_LIKE and toward < FOOT_SHARE and aside < FOOT_BLEND
 
 
 def profile_evidence(comparison: Comparison, profile: Profile) -> Evidence:
@@ -1005,12 +1005,13 @@ def find_cubes(
         # (Only a weak peak can be a neighbour's edge.)
         floors.append(floor if fill < FRINGE_FILL else None)
     # (All peaks at once: numpy's overhead on one colour is most of the work.)
-    along, aside = toward_model(
+    towards, asides = toward_model(
         np.reshape(medians, (-1, 3)),
         np.reshape(beneath, (-1, 3)),
         prepared.means[[cube.colour for cube in cubes]],
     )
-    at_foot = at_foot_shade(cubes, list(zip(along.tolist(), aside.tolist(), strict=True)), side)
+    ways = list(zip(towards.tolist(), asides.tolist(), strict=True))
+    at_foot = at_foot_shade(cubes, ways, side)
     cubes, shaded = _parted(at_foot, cubes)
     medians, floors = _parted(at_foot, medians)[0], _parted(at_foot, floors)[0]
     at_edge = at_neighbours_edge(cubes, medians, floors, side)
