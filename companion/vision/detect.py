@@ -365,9 +365,9 @@ FOOT_SHARE_DARK = 0.55
 # cube's colour, where the colour's model, learned from cubes whose edges blend into the
 # floor, stretches towards the floor (B 111: reds on purple print, the red model's b spread
 # 17 units). Over the path-traced pictures (A, B and C, all but the set-up drops, as found),
-# of the 2772 peaks filling at least FOOT_FILL, 5 lay under FOOT_SHARE within 0.13 of the
-# way: B 111's reds, each 14-47 pixels from any red cube. The 5 real cubes under FOOT_SHARE
-# lay 0.48-0.57 off it (whites and reds on A 013's bands, a white on C 204). As found and 3
+# of the 2772 peaks filling at least FOOT_FILL, 6 lay under FOOT_SHARE within 0.13 of the
+# way, none on a cube: 5 of B 111's reds, 14-47 pixels from any red cube, and a black in A
+# 013 drop 8. The 5 real cubes under FOOT_SHARE lay 0.48-0.57 off it (whites and reds on A 013's bands, a white on C 204). As found and 3
 # nudged passes: 3 passes more right (B 111 drops 0, 2 and 5 as found) and none fewer; the
 # rendered trays (seeds 0 and 1) read as many right, two pictures nearer the truth. Taking
 # black and brown too lost 3 real black cubes there; taking every peak filling less than 0.96
