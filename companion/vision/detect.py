@@ -822,12 +822,12 @@ def without_side_faces(
 def at_neighbours_edge(
     cubes: list[Found],
     colours: list[NDArray[np.float32]],
-    floors: list[NDArray[np.float32] | None],
+    floors: list[NDArray[np.float32]],
     side: float,
 ) -> list[bool]:
     """Which peaks are a neighbour's blurred edge (`colours`: each cube's median Lab;
-    `floors`: the empty tray's median Lab under each, None where it fills its box too well
-    to be one).
+    `floors`: the empty tray's median Lab under each). A peak filling FRINGE_FILL of its box
+    or more is none.
 
     Where a cube's edge blurs into the floor, the blend of the two can pass for a third
     colour (purple print and a yellow cube's edge make red). Such a peak lies closer to the
@@ -836,7 +836,7 @@ def at_neighbours_edge(
     FRINGE_GAP).
     """
     return [
-        floor is not None
+        cubes[number].fill < FRINGE_FILL
         and cubes[number].colour != _WHITE
         and any(
             float(mix_gaps(colours[number], floor, colours[index])) < FRINGE_GAP
@@ -982,8 +982,7 @@ def find_cubes(
     found, close = without_close_shade(found, side, comparison.lab, prepared.reference.lab)
     thin += close
     medians: list[NDArray[np.float32]] = []
-    floors: list[NDArray[np.float32] | None] = []
-    beneath: list[NDArray[np.float32]] = []
+    floors: list[NDArray[np.float32]] = []
     for index, x, y, fill in found:
         box = square_around(x, y, half)
         median = _box_median(comparison.lab, seen.foreground, box)
@@ -1000,14 +999,11 @@ def find_cubes(
             margin = 0.0
         cubes.append(Found(index, float(x), float(y), fill, margin, runner_up))
         medians.append(median)
-        floor = channel_medians(prepared.reference.lab[box].reshape(-1, 3))
-        beneath.append(floor)
-        # (Only a weak peak can be a neighbour's edge.)
-        floors.append(floor if fill < FRINGE_FILL else None)
+        floors.append(channel_medians(prepared.reference.lab[box].reshape(-1, 3)))
     # (All peaks at once: numpy's overhead on one colour is most of the work.)
     towards, asides = toward_model(
         np.reshape(medians, (-1, 3)),
-        np.reshape(beneath, (-1, 3)),
+        np.reshape(floors, (-1, 3)),
         prepared.means[[cube.colour for cube in cubes]],
     )
     ways = list(zip(towards.tolist(), asides.tolist(), strict=True))

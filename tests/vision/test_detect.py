@@ -730,23 +730,27 @@ def test_a_weak_peak_in_a_blend_of_a_neighbour_and_the_floor_is_that_neighbour_s
     blend = (0.5 * (cube + purple)).astype(np.float32)
     top = Found(yellow, 38.0, 40.0, 1.0, 5.0, red)
     edge = Found(red, 46.0, 40.0, 0.7, 1.0, yellow)
-    assert at_neighbours_edge([top, edge], [cube, blend], [None, purple], SIDE) == [False, True]
+    assert at_neighbours_edge([top, edge], [cube, blend], [purple, purple], SIDE) == [False, True]
     # A red cube lying there is red, off that blend (its box filled as the edge's was).
     own = np.array([45.0, 45.0, 30.0], np.float32)
-    assert at_neighbours_edge([top, edge], [cube, own], [None, purple], SIDE) == [False, False]
+    assert at_neighbours_edge([top, edge], [cube, own], [purple, purple], SIDE) == [False, False]
     # The blend again: where a touching cube's top would lie, or filling its box too well to
-    # be an edge (no floor looked up), it is a cube of its own.
+    # be an edge, it is a cube of its own.
     touching = Found(red, 48.0, 40.0, 0.7, 1.0, yellow)
-    assert at_neighbours_edge([top, touching], [cube, blend], [None, purple], SIDE) == [
+    assert at_neighbours_edge([top, touching], [cube, blend], [purple, purple], SIDE) == [
         False,
         False,
     ]
-    assert at_neighbours_edge([top, edge], [cube, blend], [None, None], SIDE) == [False, False]
+    filled = Found(red, 46.0, 40.0, 0.9, 1.0, yellow)
+    assert at_neighbours_edge([top, filled], [cube, blend], [purple, purple], SIDE) == [
+        False,
+        False,
+    ]
     # On a light floor white lies at the floor's end of every blend: a white peak is kept.
     grey = np.array([80.0, 0.0, 3.0], np.float32)
     white = Found(COLOURS.index(Colour.WHITE), 46.0, 40.0, 0.7, 1.0, yellow)
     light = (0.9 * grey + 0.1 * cube).astype(np.float32)
-    assert at_neighbours_edge([top, white], [cube, light], [None, grey], SIDE) == [False, False]
+    assert at_neighbours_edge([top, white], [cube, light], [grey, grey], SIDE) == [False, False]
 
 
 # A cube coloured as its model: all the way from the floor, on the way.
