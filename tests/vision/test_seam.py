@@ -41,6 +41,22 @@ def test_a_lit_top_and_its_shaded_side_face_have_no_seam() -> None:
     assert not seam_between(lightness, FIRST, SECOND, HALF)
 
 
+def test_a_crack_deeper_than_the_step_between_two_tops_is_a_seam() -> None:
+    # One top a little darker than the other (it tilts away from the light): the crack
+    # between them still dips below both, further than the two tops differ.
+    lightness = _tops(45.0, 41.0)
+    lightness[:, 19:21] = 34.0
+    assert seam_between(lightness, FIRST, SECOND, HALF)
+
+
+def test_a_dark_edge_where_a_top_meets_its_face_is_no_seam() -> None:
+    # The bevel between a lit top and its shaded side face is darker than the face, but by
+    # less than the top and the face differ.
+    lightness = _tops(60.0, 48.0)
+    lightness[:, 19:21] = 43.0
+    assert not seam_between(lightness, FIRST, SECOND, HALF)
+
+
 def test_a_dark_line_off_the_middle_is_no_seam() -> None:
     # A shadow's edge or a print line crossing one top, not where the two meet.
     lightness = _tops()
