@@ -38,6 +38,7 @@ from companion.vision.faint import faint_places
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
 from companion.vision.off_colour import off_colour_cubes
+from companion.vision.overhead import FACE_TURN, Overhead
 from companion.vision.profile import Prepared, Profile
 from companion.vision.seam import seam_between
 from companion.vision.segment import Comparison, gradient
@@ -196,6 +197,11 @@ SHORT_CUBES = 0.45
 # part, not the whole patch, changed no reading of A or B as the colours are learned now;
 # with colour models learned without their cubes' shadows (measured, not landed), the view
 # scale moved and B 104 drop 4 read a yellow's top and side face as two, which it mends.
+# A camera leaning far sees a face up to its slant (`overhead.slants`) times a side wide, so
+# along the way to the point below it one cube found twice may be 1 + slant long. (Shared
+# renderer, seeds 0-3: a tilted set-up whose white tops and lit faces, slant 0.67-0.73, made
+# oblongs of 1.58 read right in 2 more pictures; an oblong of two blacks across that way,
+# 1.51, was lost when the way was not asked. Path-traced A, B and C: no reading changed.)
 SPLIT_APART = 1.0
 SPLIT_SHORT = 0.5
 SPLIT_ASPECT = 1.5
@@ -1044,7 +1050,7 @@ def find_cubes(
     split: list[Found] = []
     if areas_measured:
         cubes, split = without_split_cubes(
-            cubes, patches, seen.maps, prepared.areas, profile.cube_side
+            cubes, patches, seen.maps, prepared.areas, profile.cube_side, prepared.overhead
         )
     cubes += left_over_cubes(patches, cubes, comparison, prepared, allowed)
     # What one found cube accounts for in a region's area: the square its colour covers, and
@@ -1731,9 +1737,10 @@ def without_split_cubes(
     maps: NDArray[np.float32],
     areas: NDArray[np.float64],
     cube_side: float,
+    overhead: Overhead | None = None,
 ) -> tuple[list[Found], list[Found]]:
     """The cubes less those found twice, and the ones taken out (`maps`: the evidence the
-    `patches` were found in).
+    `patches` were found in; `overhead`: where the camera is, None: not known).
 
     One cube can give two peaks of its colour about a side apart, as far apart as two
     touching cubes: its top and a side face the camera sees, one lit and one in shade. Two
@@ -1772,15 +1779,38 @@ def without_split_cubes(
                 worth = _nearer_to(points, values, group, (first, second)) / float(areas[index])
                 if 2 - worth < SPLIT_SHORT:
                     break
-                # Two cubes side by side make an oblong; one found twice, a square.
+                # Two cubes side by side make an oblong; one found twice, a square, or the
+                # oblong of its top and the side face the camera sees beside it.
                 middle = ((first.x + second.x) / 2, (first.y + second.y) / 2)
                 around = points[np.hypot(*(points - middle).T) <= cube_side]
-                if _box_shape(around.astype(np.float32))[0] > SPLIT_ASPECT:
+                if _box_shape(around.astype(np.float32))[0] > _split_aspect(
+                    first, second, overhead
+                ):
                     break
                 weaker = min(first, second, key=lambda c: (c.fill, c.margin))
                 group.remove(weaker)
                 taken.append(weaker)
     return [cube for cube in cubes if all(cube is not t for t in taken)], taken
+
+
+def _split_aspect(first: Found, second: Found, overhead: Overhead | None) -> float:
+    """How oblong one cube found twice, as `first` and `second`, may look round them:
+    SPLIT_ASPECT, or, when one lies from the other towards the point below the camera (see
+    `overhead.FACE_TURN`), its top and the side face the camera sees there, 1 + the slant
+    long (see `overhead.slants`) if that is more."""
+    if overhead is None:
+        return SPLIT_ASPECT
+    way = (second.x - first.x, second.y - first.y)
+    # (Either may be the top: the face lies from it towards that point.)
+    turn = min(
+        overhead.turn((first.x, first.y), way),
+        overhead.turn((second.x, second.y), (-way[0], -way[1])),
+    )
+    if turn > FACE_TURN:
+        return SPLIT_ASPECT
+    middle = ((first.x + second.x) / 2, (first.y + second.y) / 2)
+    slant = float(overhead.slants(np.array([middle], np.float64))[0])
+    return max(SPLIT_ASPECT, 1.0 + slant)
 
 
 def _nearer_to(

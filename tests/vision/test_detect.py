@@ -42,6 +42,7 @@ from companion.vision.detect import (
     without_wall_strips,
 )
 from companion.vision.likelihood import Evidence, evidence
+from companion.vision.overhead import Overhead, camera_over
 from companion.vision.segment import Comparison, gradient
 from companion.vision.shadow import ShadowLine
 
@@ -1000,10 +1001,14 @@ def _blue_evidence(width: int, strength: float, height: int = int(SIDE)) -> NDAr
     return maps
 
 
-def _split(cubes: list[Found], maps: NDArray[np.float32]) -> tuple[list[Found], list[Found]]:
-    """`without_split_cubes` on these evidence maps, one cube's worth a side squared."""
+def _split(
+    cubes: list[Found], maps: NDArray[np.float32], overhead: Overhead | None = None
+) -> tuple[list[Found], list[Found]]:
+    """`without_split_cubes` on these evidence maps, one cube's worth a side squared, seen by
+    a camera at `overhead` (None: not known)."""
     patches = [evidence_patches(plane) for plane in maps]
-    return without_split_cubes(cubes, patches, maps, np.full(len(COLOURS), SIDE * SIDE), SIDE)
+    areas = np.full(len(COLOURS), SIDE * SIDE)
+    return without_split_cubes(cubes, patches, maps, areas, SIDE, overhead)
 
 
 def test_one_cube_found_twice_is_one_but_two_short_of_evidence_side_by_side_stay_two() -> None:
@@ -1018,6 +1023,33 @@ def test_one_cube_found_twice_is_one_but_two_short_of_evidence_side_by_side_stay
     # Peaks a side and a half apart are never one cube, even in a square patch short of two.
     apart = [pair[0], Found(0, 31.0, 16.0, 0.7, 5.0, 1)]
     assert _split(apart, _blue_evidence(22, 0.3, 20)) == (apart, [])
+
+
+def test_one_cube_and_the_side_face_a_leaning_camera_sees_are_one_however_oblong() -> None:
+    # A top and the face beside it that a camera looking 0.6 off straight down sees: an
+    # oblong 1.5 sides long (its pixels' box 1.55 times as long as wide), 1.1 cubes' worth,
+    # peaked at both ends.
+    pair = [Found(0, 15.0, 16.0, 1.0, 5.0, 1), Found(0, 24.0, 16.0, 0.7, 5.0, 1)]
+    maps = _blue_evidence(18, 0.75)
+    # Without the camera's place it is too oblong for one cube found twice.
+    assert _split(pair, maps) == (pair, [])
+    # A view straight from above the picture (scale 1), whose pair lies 416 pixels right of
+    # the picture's middle: the nominal lens (focal length 693) looks at it 0.6 off straight
+    # down.
+    matrix = np.array([[1.0, 0.0, -800.0], [0.0, 1.0, -283.5], [0.0, 0.0, 1.0]])
+    overhead = camera_over(matrix, (800, 600))
+    assert overhead is not None
+    assert overhead.slants(np.array([[19.5, 16.0]]))[0] == pytest.approx(0.6, abs=0.01)
+    assert _split(pair, maps, overhead) == ([pair[0]], [pair[1]])
+    # The camera sees the faces turned towards the point below it (far off to the left): an
+    # oblong across that way is two cubes.
+    across = [Found(0, 16.0, 15.0, 1.0, 5.0, 1), Found(0, 16.0, 24.0, 0.7, 5.0, 1)]
+    assert _split(across, _blue_evidence(12, 0.75, 18), overhead) == (across, [])
+    # Where it looks straight down, no face shows: the oblong stays two cubes.
+    below = camera_over(
+        matrix @ np.array([[1.0, 0.0, 420.0], [0.0, 1.0, 0.0], [0, 0, 1.0]]), (800, 600)
+    )
+    assert _split(pair, maps, below) == (pair, [])
 
 
 def test_one_cube_found_twice_in_a_heap_is_one() -> None:
