@@ -198,10 +198,12 @@ SHORT_CUBES = 0.45
 # with colour models learned without their cubes' shadows (measured, not landed), the view
 # scale moved and B 104 drop 4 read a yellow's top and side face as two, which it mends.
 # A camera leaning far sees a face up to its slant (`overhead.slants`) times a side wide, so
-# along the way to the point below it one cube found twice may be 1 + slant long. (Shared
-# renderer, seeds 0-3: a tilted set-up whose white tops and lit faces, slant 0.67-0.73, made
-# oblongs of 1.58 read right in 2 more pictures; an oblong of two blacks across that way,
-# 1.51, was lost when the way was not asked. Path-traced A, B and C: no reading changed.)
+# along the way to the point below it one cube found twice may be 1 + slant long, and its
+# two peaks half a slant further apart. (Shared renderer, seeds 0-3: a tilted set-up whose
+# white tops and lit faces, slant 0.67-0.73, made oblongs of 1.58 read right in 2 more
+# pictures, and a blue whose peaks lay 1.04 apart at slant 0.82 in 1 more; an oblong of two
+# blacks across that way, 1.51, was lost when the way was not asked. Path-traced A, B and
+# C: a blue's top and face on blue print, B 100 drop 6, read right in one more pass.)
 SPLIT_APART = 1.0
 SPLIT_SHORT = 0.5
 SPLIT_ASPECT = 1.5
@@ -1749,6 +1751,9 @@ def without_split_cubes(
     the closest pair of a patch lies nearer than SPLIT_APART, the part of the patch nearer
     to one of the two than to any other cube found there falls SPLIT_SHORT cubes' worth
     short of two, and it is square round them, they are one cube: the weaker peak goes.
+    When one lies from the other towards the point below the camera (`overhead`), the face
+    it sees there makes the cube longer: the pair may lie further apart, and the patch be
+    as long as the top and that face (`_face_slant`).
     """
     taken: list[Found] = []
     for index, own in enumerate(patches):
@@ -1771,7 +1776,12 @@ def without_split_cubes(
                     ((a, b) for n, a in enumerate(group) for b in group[n + 1 :]),
                     key=lambda pair: math.hypot(pair[0].x - pair[1].x, pair[0].y - pair[1].y),
                 )
-                if math.hypot(first.x - second.x, first.y - second.y) >= SPLIT_APART * cube_side:
+                # A side face the camera sees adds its width (the slant's share of a side)
+                # to the cube: its middle lies half that further out, and the cube is that
+                # much longer.
+                slant = _face_slant(first, second, overhead)
+                apart = math.hypot(first.x - second.x, first.y - second.y)
+                if apart >= (SPLIT_APART + 0.5 * slant) * cube_side:
                     break
                 # In a heap the patch holds other cubes too: only the pair's part of it
                 # counts (a yellow's top and side face, in a heap of four, were short by 0.33
@@ -1783,9 +1793,7 @@ def without_split_cubes(
                 # oblong of its top and the side face the camera sees beside it.
                 middle = ((first.x + second.x) / 2, (first.y + second.y) / 2)
                 around = points[np.hypot(*(points - middle).T) <= cube_side]
-                if _box_shape(around.astype(np.float32))[0] > _split_aspect(
-                    first, second, overhead
-                ):
+                if _box_shape(around.astype(np.float32))[0] > max(SPLIT_ASPECT, 1.0 + slant):
                     break
                 weaker = min(first, second, key=lambda c: (c.fill, c.margin))
                 group.remove(weaker)
@@ -1793,13 +1801,12 @@ def without_split_cubes(
     return [cube for cube in cubes if all(cube is not t for t in taken)], taken
 
 
-def _split_aspect(first: Found, second: Found, overhead: Overhead | None) -> float:
-    """How oblong one cube found twice, as `first` and `second`, may look round them:
-    SPLIT_ASPECT, or, when one lies from the other towards the point below the camera (see
-    `overhead.FACE_TURN`), its top and the side face the camera sees there, 1 + the slant
-    long (see `overhead.slants`) if that is more."""
+def _face_slant(first: Found, second: Found, overhead: Overhead | None) -> float:
+    """How steeply the camera looks at two peaks of one colour (see `overhead.slants`) when
+    one lies from the other towards the point below it, as a side face the camera sees lies
+    from its top (see `overhead.FACE_TURN`); 0 otherwise, or when `overhead` is None."""
     if overhead is None:
-        return SPLIT_ASPECT
+        return 0.0
     way = (second.x - first.x, second.y - first.y)
     # (Either may be the top: the face lies from it towards that point.)
     turn = min(
@@ -1807,10 +1814,9 @@ def _split_aspect(first: Found, second: Found, overhead: Overhead | None) -> flo
         overhead.turn((second.x, second.y), (-way[0], -way[1])),
     )
     if turn > FACE_TURN:
-        return SPLIT_ASPECT
+        return 0.0
     middle = ((first.x + second.x) / 2, (first.y + second.y) / 2)
-    slant = float(overhead.slants(np.array([middle], np.float64))[0])
-    return max(SPLIT_ASPECT, 1.0 + slant)
+    return float(overhead.slants(np.array([middle], np.float64))[0])
 
 
 def _nearer_to(

@@ -1025,13 +1025,14 @@ def test_one_cube_found_twice_is_one_but_two_short_of_evidence_side_by_side_stay
     assert _split(apart, _blue_evidence(22, 0.3, 20)) == (apart, [])
 
 
-def test_one_cube_and_the_side_face_a_leaning_camera_sees_are_one_however_oblong() -> None:
+def test_one_cube_and_the_side_face_a_leaning_camera_sees_are_one_however_long() -> None:
     # A top and the face beside it that a camera looking 0.6 off straight down sees: an
     # oblong 1.5 sides long (its pixels' box 1.55 times as long as wide), 1.1 cubes' worth,
-    # peaked at both ends.
-    pair = [Found(0, 15.0, 16.0, 1.0, 5.0, 1), Found(0, 24.0, 16.0, 0.7, 5.0, 1)]
+    # peaked at both ends 1.08 sides apart.
+    pair = [Found(0, 13.0, 16.0, 1.0, 5.0, 1), Found(0, 26.0, 16.0, 0.7, 5.0, 1)]
     maps = _blue_evidence(18, 0.75)
-    # Without the camera's place it is too oblong for one cube found twice.
+    # Without the camera's place, the peaks are as far apart as two touching cubes', and
+    # their patch too oblong for one cube found twice.
     assert _split(pair, maps) == (pair, [])
     # A view straight from above the picture (scale 1), whose pair lies 416 pixels right of
     # the picture's middle: the nominal lens (focal length 693) looks at it 0.6 off straight
@@ -1043,7 +1044,7 @@ def test_one_cube_and_the_side_face_a_leaning_camera_sees_are_one_however_oblong
     assert _split(pair, maps, overhead) == ([pair[0]], [pair[1]])
     # The camera sees the faces turned towards the point below it (far off to the left): an
     # oblong across that way is two cubes.
-    across = [Found(0, 16.0, 15.0, 1.0, 5.0, 1), Found(0, 16.0, 24.0, 0.7, 5.0, 1)]
+    across = [Found(0, 16.0, 13.0, 1.0, 5.0, 1), Found(0, 16.0, 26.0, 0.7, 5.0, 1)]
     assert _split(across, _blue_evidence(12, 0.75, 18), overhead) == (across, [])
     # Where it looks straight down, no face shows: the oblong stays two cubes.
     below = camera_over(
