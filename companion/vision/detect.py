@@ -1739,7 +1739,7 @@ def without_split_cubes(
     maps: NDArray[np.float32],
     areas: NDArray[np.float64],
     cube_side: float,
-    overhead: Overhead | None = None,
+    overhead: Overhead | None,
 ) -> tuple[list[Found], list[Found]]:
     """The cubes less those found twice, and the ones taken out (`maps`: the evidence the
     `patches` were found in; `overhead`: where the camera is, None: not known).
@@ -1779,7 +1779,8 @@ def without_split_cubes(
                 # A side face the camera sees adds its width (the slant's share of a side)
                 # to the cube: its middle lies half that further out, and the cube is that
                 # much longer.
-                slant = _face_slant(first, second, overhead)
+                middle = ((first.x + second.x) / 2, (first.y + second.y) / 2)
+                slant = _face_slant(first, second, middle, overhead)
                 apart = math.hypot(first.x - second.x, first.y - second.y)
                 if apart >= (SPLIT_APART + 0.5 * slant) * cube_side:
                     break
@@ -1791,7 +1792,6 @@ def without_split_cubes(
                     break
                 # Two cubes side by side make an oblong; one found twice, a square, or the
                 # oblong of its top and the side face the camera sees beside it.
-                middle = ((first.x + second.x) / 2, (first.y + second.y) / 2)
                 around = points[np.hypot(*(points - middle).T) <= cube_side]
                 if _box_shape(around.astype(np.float32))[0] > max(SPLIT_ASPECT, 1.0 + slant):
                     break
@@ -1801,10 +1801,13 @@ def without_split_cubes(
     return [cube for cube in cubes if all(cube is not t for t in taken)], taken
 
 
-def _face_slant(first: Found, second: Found, overhead: Overhead | None) -> float:
-    """How steeply the camera looks at two peaks of one colour (see `overhead.slants`) when
-    one lies from the other towards the point below it, as a side face the camera sees lies
-    from its top (see `overhead.FACE_TURN`); 0 otherwise, or when `overhead` is None."""
+def _face_slant(
+    first: Found, second: Found, middle: tuple[float, float], overhead: Overhead | None
+) -> float:
+    """How steeply the camera looks at two peaks of one colour, at their `middle` (see
+    `overhead.slants`), when one lies from the other towards the point below it, as a side
+    face the camera sees lies from its top (see `overhead.FACE_TURN`); 0 otherwise, or when
+    `overhead` is None."""
     if overhead is None:
         return 0.0
     way = (second.x - first.x, second.y - first.y)
@@ -1815,7 +1818,6 @@ def _face_slant(first: Found, second: Found, overhead: Overhead | None) -> float
     )
     if turn > FACE_TURN:
         return 0.0
-    middle = ((first.x + second.x) / 2, (first.y + second.y) / 2)
     return float(overhead.slants(np.array([middle], np.float64))[0])
 
 
