@@ -38,7 +38,7 @@ from companion.vision.faint import faint_places
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
 from companion.vision.off_colour import off_colour_cubes
-from companion.vision.overhead import FACE_TURN, Overhead
+from companion.vision.overhead import Overhead
 from companion.vision.profile import Prepared, Profile
 from companion.vision.seam import seam_between
 from companion.vision.segment import Comparison, gradient
@@ -1806,17 +1806,13 @@ def _face_slant(
 ) -> float:
     """How steeply the camera looks at two peaks of one colour, at their `middle` (see
     `overhead.slants`), when one lies from the other towards the point below it, as a side
-    face the camera sees lies from its top (see `overhead.FACE_TURN`); 0 otherwise, or when
+    face the camera sees lies from its top (`Overhead.facing`); 0 otherwise, or when
     `overhead` is None."""
     if overhead is None:
         return 0.0
-    way = (second.x - first.x, second.y - first.y)
+    one, other = (first.x, first.y), (second.x, second.y)
     # (Either may be the top: the face lies from it towards that point.)
-    turn = min(
-        overhead.turn((first.x, first.y), way),
-        overhead.turn((second.x, second.y), (-way[0], -way[1])),
-    )
-    if turn > FACE_TURN:
+    if not (overhead.facing(one, other) or overhead.facing(other, one)):
         return 0.0
     return float(overhead.slants(np.array([middle], np.float64))[0])
 

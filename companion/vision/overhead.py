@@ -112,13 +112,18 @@ class Overhead:
         cosine = (way[0] * towards[0] + way[1] * towards[1]) / lengths
         return math.degrees(math.acos(min(max(cosine, -1.0), 1.0)))
 
+    def facing(self, cube: tuple[float, float], point: tuple[float, float]) -> bool:
+        """Whether `point` lies from the top centred at `cube` the way of a side face the
+        camera sees (view pixels; see FACE_TURN)."""
+        return self.turn(cube, (point[0] - cube[0], point[1] - cube[1])) <= FACE_TURN
+
     def on_face(self, cube: tuple[float, float], point: tuple[float, float], side: float) -> bool:
         """Whether `point` lies on a side face that the cube whose top is centred at `cube`
         turns to the camera (view pixels; `side`: a cube's side there; see FACE_TURN)."""
-        out = (point[0] - cube[0], point[1] - cube[1])
         slant = float(self.slants(np.array([cube], np.float64))[0])
         reach = (0.5 + 0.5 * slant + FACE_MARGIN) * side
-        return math.hypot(*out) <= reach and self.turn(cube, out) <= FACE_TURN
+        far = math.hypot(point[0] - cube[0], point[1] - cube[1])
+        return far <= reach and self.facing(cube, point)
 
 
 def camera_over(matrix: NDArray[np.float64], picture: tuple[int, int]) -> Overhead | None:
