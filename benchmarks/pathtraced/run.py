@@ -14,7 +14,8 @@ also names the set-ups whose tray outline, as calibration found it, is off the t
 and tallies what went wrong cube by cube (`scoring/matching.py` pairs the found cubes with
 the true ones): cubes missed, invented, or seen in another colour.
 `--nudge N` reads everything N more times with that outline moved by a fraction of a pixel,
-and prints how many pictures each pass reads right and which pictures change between passes.
+and prints how many pictures each pass reads right, which pictures change between passes,
+and the set-ups whose calibration the nudges moved (view width, shadow depth).
 """
 
 from __future__ import annotations
@@ -76,14 +77,16 @@ NUDGE = 0.5
 
 class Pass(NamedTuple):
     """One reading of every set-up: the tallies, the wrong pictures (name: group), the lines
-    to print about them, and what went wrong cube by cube (set-up drops left out: one of
-    those holds more errors than a set-up's other pictures together)."""
+    to print about them, what went wrong cube by cube (set-up drops left out: one of those
+    holds more errors than a set-up's other pictures together), and per set-up what its
+    calibration learned that a nudge may move (view width, shadow depth or None)."""
 
     tally: Counter[str]
     wrong: dict[str, str]
     failures: list[str]
     trays_off: list[str]
     errors: Counter[str]
+    learned: dict[str, tuple[int, float | None]]
 
 
 def _errors(
@@ -137,7 +140,7 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
     from companion.vision.tray import find_tray, order_corners
 
     cv2.setNumThreads(1)
-    result = Pass(Counter(), {}, [], [], Counter())
+    result = Pass(Counter(), {}, [], [], Counter(), {})
     tally = result.tally
     for folder in sorted(out.glob("setup*")):
         truth_file = folder / "truth.json"
@@ -159,6 +162,8 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
             result.failures.append(f"{folder.name}: calibration refused: {error}")
             continue
         tally["set-ups"] += 1
+        depth = profile.shadow.deepest if profile.shadow is not None else None
+        result.learned[folder.name] = (profile.view_width, depth)
         setup = SetUp.load(folder / "setup.json")
         floor = floor_outline(setup)
         miss = np.linalg.norm(np.array(profile.tray_corners) - floor, axis=1).max()
@@ -250,7 +255,47 @@ def _print_nudged(found: Pass, nudged: list[Pass], failures: bool) -> None:
     if failures:
         for name in brittle:
             print(f"  {name} ({groups[name]}): wrong in {times[name]} of {len(passes)}")
+    _print_learned(passes)
     print()
+
+
+# A calibration counts as moved by a nudge when its view's width varies by more than this
+# share of its median, or its shadow depth by more than this (or is learned in some passes
+# only). Half-pixel nudges move views by 2% in most set-ups (fifteenth session).
+WIDTH_MOVED = 0.05
+DEPTH_MOVED = 0.2
+
+
+def _moved(depths: list[float | None]) -> bool:
+    """Whether shadow depths learned over the passes differ by more than DEPTH_MOVED, or
+    the shadow was learned in some passes only."""
+    known = [d for d in depths if d is not None]
+    if len(known) < len(depths):
+        return bool(known)
+    return max(known) - min(known) > DEPTH_MOVED
+
+
+def _print_learned(passes: list[Pass]) -> None:
+    """How far the nudges moved what calibration learned, set-up by set-up: readings flip
+    with it (benchmarks/pathtraced/README.md, fifteenth session)."""
+    names = sorted(set.intersection(*(set(p.learned) for p in passes)))
+    if not names:
+        return
+    widths = {n: [p.learned[n][0] for p in passes] for n in names}
+    depths = {n: [p.learned[n][1] for p in passes] for n in names}
+    spread = {n: (max(w) - min(w)) / statistics.median(w) for n, w in widths.items()}
+    wide = [f"{n} {min(widths[n])}-{max(widths[n])}" for n in names if spread[n] > WIDTH_MOVED]
+    print(
+        f"view width over the passes: spread median {100 * statistics.median(spread.values()):.1f}%"
+        f", largest {100 * max(spread.values()):.1f}%; over {100 * WIDTH_MOVED:.0f}%: "
+        f"{', '.join(wide) or 'none'}"
+    )
+
+    def told(depth: float | None) -> str:
+        return "none" if depth is None else f"{depth:.2f}"
+
+    deep = [f"{n} {'/'.join(told(d) for d in depths[n])}" for n in names if _moved(depths[n])]
+    print(f"shadow depth moved by over {DEPTH_MOVED}: {', '.join(deep) or 'none'}")
 
 
 def _count(args: argparse.Namespace) -> None:
