@@ -261,7 +261,7 @@ def _print_nudged(found: Pass, nudged: list[Pass], failures: bool) -> None:
 
 # A calibration counts as moved by a nudge when its view's width varies by more than this
 # share of its median, or its shadow depth by more than this (or is learned in some passes
-# only). Half-pixel nudges move views by 2% in most set-ups (fifteenth session).
+# only). Half-pixel nudges moved half the set-ups' views by under 4% (fifteenth session).
 WIDTH_MOVED = 0.05
 DEPTH_MOVED = 0.2
 
