@@ -15,7 +15,6 @@ from companion.vision.arrays import grown, square_around
 from companion.vision.colours import chroma, distances2, hue_apart
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import (
-    Found,
     evidence_patches,
     find_cubes,
     looks_single,
@@ -25,6 +24,7 @@ from companion.vision.detect import (
     shade_by_group,
 )
 from companion.vision.errors import CalibrationError
+from companion.vision.found import Found
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.likelihood import cast_shadows
 from companion.vision.mixed import (

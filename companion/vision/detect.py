@@ -14,8 +14,8 @@ unsure.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import replace
 from typing import NamedTuple, TypeVar
 
 import cv2
@@ -26,15 +26,24 @@ from companion.core.cubes import COLOURS, CUBES_PER_COLOUR, Colour, Counts
 from companion.vision import reasons as doubt
 from companion.vision.arrays import box_around, channel_medians, pixels_at, regions, square_around
 from companion.vision.colours import (
-    DEEPEST_SHADE,
-    HARD_PAIRS,
     distances2,
-    in_shade_distances2,
     mix_gaps,
     shade_gap,
 )
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.faint import faint_places
+from companion.vision.found import (
+    MIN_FILL,
+    SURE_FILL,
+    SURE_MARGIN,
+    WORKING_SIDE,
+    Detection,
+    Found,
+    colour_of,
+    cube_footprint,
+    explained_by,
+    squares_at,
+)
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import Evidence, box_mean, cast_shadows, evidence
 from companion.vision.off_colour import off_colour_cubes
@@ -46,9 +55,6 @@ from companion.vision.shadow import ShadowLine, darkening, linear
 
 T = TypeVar("T")
 
-# The proportions below are in "working sides": the square a lying cube's colour covers
-# (the profile's `cube_side`) with a rim of shade and edge around it, this much wider.
-WORKING_SIDE = 1.2
 # A shadow counts as cast (and the shade along it as no cube) when its centre lies this many
 # cube sides from the cube's.
 CAST_AT_LEAST = 0.4
@@ -97,10 +103,6 @@ NEIGHBOUR_AT = 0.8
 # likelihood.SHADOW_WEIGHT 0.8 and MIN_SPACING 0.72: exact 1664 -> 1673, better or equal on
 # every seed; 0.8 the same.)
 RING_WEIGHT = 0.7
-# A peak is a cube when this share of its box is evidence for its colour.
-MIN_FILL = 0.45
-# Below this share the cube is counted, but the reading is unsure.
-SURE_FILL = 0.6
 # Shade passes for the dull dark colours (`SHADE_LIKE`) more than for the others, and the
 # shade cubes throw lies beside them: their shadows, the gaps between them, their feet. A
 # peak of one of those colours within DARK_NEAR sides of another peak is a cube only when
@@ -143,11 +145,6 @@ SEAM_SPACING = 0.6
 # own colour, and of the others.
 CLAIM = 0.85
 OTHER_CLAIM = 0.6
-# Colour margin (Mahalanobis units, best vs second-best) at which the colour is certain.
-SURE_MARGIN = 2.5
-# The pairs that look most alike under some light (`colours.HARD_PAIRS`) need a wider
-# margin to be certain.
-HARD_PAIR_MARGIN = 4.0
 # Two cubes of one colour closer than this (cube sides) may be one cube found twice.
 CLOSE_PAIR = 0.8
 # A connected heap of this many cubes may hide one under the others. (5 -> 4 on 13 rendered
@@ -322,8 +319,6 @@ NOT_CAST_FILL = 0.9
 WEAK_SHADE_FILL = 0.6
 FLOOR_IN_SHADE_GAP = 3.0
 _BLACK = COLOURS.index(Colour.BLACK)
-# Half the side (cube sides) of the square a found cube explains.
-REACH = 0.6
 # A weak peak closer than this (working sides; touching tops lie 0.83 apart) to a cube of
 # another colour is that cube's shaded side face when its colour is the cube's in shade: no
 # further than this off it in a and b (`shade_gap`), with L + 16 this share of the cube's.
@@ -396,48 +391,6 @@ FRINGE_FILL = 0.9
 FRINGE_AT = 0.8
 FRINGE_GAP = 7.0
 _WHITE = COLOURS.index(Colour.WHITE)
-
-
-@dataclass(frozen=True)
-class Found:
-    """One cube found in the view."""
-
-    colour: int
-    """Index into COLOURS."""
-    x: float
-    y: float
-    """Centre, view pixels."""
-    fill: float
-    """Share of the scoring box that is evidence for its colour (0..1)."""
-    margin: float
-    """How much better its colour explains it than the next colour, Mahalanobis units."""
-    runner_up: int
-    """Index of the next most likely colour."""
-
-    @property
-    def confidence(self) -> float:
-        """0..1 from the fill and the colour margin; below 0.5 the cube is in doubt."""
-        # (Plain min and max: np.clip on one number costs microseconds, for every cube.)
-        fill = min(max(0.5 + (self.fill - MIN_FILL) / (SURE_FILL - MIN_FILL) * 0.5, 0.0), 1.0)
-        pair = frozenset((COLOURS[self.colour], COLOURS[self.runner_up]))
-        sure = HARD_PAIR_MARGIN if pair in HARD_PAIRS else SURE_MARGIN
-        colour = min(max(self.margin / sure, 0.0), 1.0)
-        return min(fill, colour)
-
-
-@dataclass(frozen=True)
-class Detection:
-    """Every cube found in a view, and what was left unexplained."""
-
-    cubes: list[Found]
-    doubts: list[str]
-    foreground: Mask
-    """The view's changed pixels that are not plain shadow: cube, hand or other object."""
-
-
-def _cube_footprint(side: float) -> float:
-    """The square one lying cube's colour covers (view pixels), from a working side."""
-    return (side / WORKING_SIDE) ** 2
 
 
 def _odd(value: float) -> int:
@@ -622,37 +575,6 @@ def _summit(
     return float(score[window][around].max()) <= float(score[window][inside].max()) + 1e-4
 
 
-def _colour_of(
-    median: NDArray[np.float32],
-    comparison: Comparison,
-    box: tuple[slice, slice],
-    prepared: Prepared,
-    in_shade: bool = False,
-) -> tuple[int, float, int, float]:
-    """(best colour, margin over the next, next colour, squared distance to the best) of a
-    box's median Lab; judged against the models as the camera's clip shows them when most of
-    the box is at the camera's limit (under the picture's ceiling), and `in_shade` also as
-    the set-up's shade shows each colour lighter than the median
-    (`colours.in_shade_distances2`)."""
-    at_limit = comparison.saturated is not None and float(comparison.saturated[box].mean()) > 0.5
-    d2 = distances2(
-        median[None, :],
-        prepared.means,
-        prepared.inverses,
-        prepared.clipped,
-        np.array([at_limit]),
-        comparison.ceiling,
-    )[0]
-    if in_shade:
-        shaded = in_shade_distances2(
-            median, prepared.means, prepared.inverses, DEEPEST_SHADE, prepared.shade_paths
-        )
-        d2 = np.minimum(d2, shaded)
-    order = np.argsort(d2)
-    best, second = int(order[0]), int(order[1])
-    return best, float(np.sqrt(d2[second]) - np.sqrt(d2[best])), second, float(d2[best])
-
-
 def _box_median(lab: FloatImage, foreground: Mask, box: tuple[slice, slice]) -> NDArray[np.float32]:
     """The median Lab of the changed pixels in a box (of all of them when none changed)."""
     pixels = pixels_at(lab[box], foreground[box])
@@ -700,7 +622,7 @@ def without_wall_strips(
             kept.append(cube)
             continue
         grounded = [c for c in on_floor if c.colour == cube.colour]
-        alike = _explained(grounded, near_floor.shape, WORKING_SIDE * cube_side).astype(np.bool_)
+        alike = explained_by(grounded, near_floor.shape, WORKING_SIDE * cube_side).astype(np.bool_)
         top, left = max(0, y - reach), max(0, x - reach)
         window = (slice(top, min(height, y + reach + 1)), slice(left, min(width, x + reach + 1)))
         # (Without the squares of the cubes of its colour on the floor: a strip joined to the
@@ -994,13 +916,13 @@ def find_cubes(
     for index, x, y, fill in found:
         box = square_around(x, y, half)
         median = _box_median(comparison.lab, seen.foreground, box)
-        best, margin, second, _ = _colour_of(median, comparison, box, prepared)
+        best, margin, second, _ = colour_of(median, comparison, box, prepared)
         if best == index and (
             _on_shaded_floor(prepared, box)
             or (offset is not None and lies_in_shade(x, y, offset, side, changed, inside))
         ):
             # A cube in shade shows its colour as shade does (`lies_in_shade`).
-            best, margin, second, _ = _colour_of(median, comparison, box, prepared, True)
+            best, margin, second, _ = colour_of(median, comparison, box, prepared, True)
             index = best
         runner_up = second if best == index else best
         if best != index:
@@ -1029,7 +951,7 @@ def find_cubes(
     cubes, strips = without_wall_strips(cubes, seen.maps, near_floor, profile.cube_side, shade)
     # A cube no colour explains any more (a brighter exposure moved a white off its model) is
     # still counted when one colour explains it far better than the rest, but in doubt.
-    accounted: Mask = _explained(cubes, inside.shape, side).astype(np.bool_)
+    accounted: Mask = explained_by(cubes, inside.shape, side).astype(np.bool_)
     unaccounted = seen.unexplained & ~accounted
     judged = (prepared.means, prepared.inverses, prepared.clipped, comparison.ceiling)
     # No evidence map measured its fill: it is given the least a counted cube has, so its
@@ -1041,7 +963,7 @@ def find_cubes(
             comparison,
             prepared.reference.lab[:, :, 0],
             inside,
-            _cube_footprint(side),
+            cube_footprint(side),
             judged,
             prepared.shade_paths,
         )
@@ -1155,7 +1077,7 @@ def _faint_places_left(
     # Around each cube found: its square, and by default half a side more for its shadow
     # and edges.
     grow = _odd(2.0 * margin * cube_side)
-    squares = _explained(cubes, reference.inside.shape, cube_side * WORKING_SIDE)
+    squares = explained_by(cubes, reference.inside.shape, cube_side * WORKING_SIDE)
     near = cv2.dilate(squares, np.ones((grow, grow), np.uint8)).astype(np.bool_)
     if offset is not None and cubes:
         # A low lamp throws a shadow longer than that margin, and its edge is such an
@@ -1191,7 +1113,7 @@ def faint_cubes(
         box = square_around(column, row, half)
         # All the box's pixels: the cube's top hardly passes the change threshold.
         median = channel_medians(comparison.lab[box].reshape(-1, 3)).astype(np.float32)
-        best, margin, second, fit = _colour_of(median, comparison, box, prepared)
+        best, margin, second, fit = colour_of(median, comparison, box, prepared)
         if fit <= FAINT_FIT_D2 and margin >= FAINT_MARGIN:
             taken.append(Found(best, float(column), float(row), 0.0, margin, second))
     return taken
@@ -1257,10 +1179,10 @@ def _changed_where_bare(
     side: float,
 ) -> float | None:
     """The share of changed pixels in `spot` on the floor no peak of `found` but peak
-    `number` covers (each the square a found cube accounts for, `_squares`); None when too
+    `number` covers (each the square a found cube accounts for, `squares_at`); None when too
     little of the spot is left bare to tell (BARE_LEAST)."""
     others = [(x, y) for other, (_, x, y, _) in enumerate(found) if other != number]
-    bare = _squares(others, changed.shape, side)[spot] == 0
+    bare = squares_at(others, changed.shape, side)[spot] == 0
     if float(bare.mean()) < BARE_LEAST:
         return None
     return float(changed[spot][bare].mean())
@@ -1286,7 +1208,7 @@ def lies_in_shade(
     light throws its shadow (SHADE_SPOT_AT offsets on), the `floor` is unchanged (under
     OWN_SHADOW_SHARE of the box there changed, all of it floor).
 
-    Its colour is then judged as this set-up's shade shows each colour too (`_colour_of`,
+    Its colour is then judged as this set-up's shade shows each colour too (`colour_of`,
     tinted as calibration's shadow line has it): a brown cube in the near wall's shade
     (Lab 23, 3, 6) lies nearer black's model (29, -1, 1) as it is than brown's (41, 8, 13),
     and nearer brown's than black's as shade shows brown at its lightness. A white one
@@ -1355,7 +1277,7 @@ def lone_shade(
 ) -> Mask:
     """The shade on the floor that none of `cubes` casts: not beside any of them, nor (when
     the light throws shadows clear of the cubes) where their shadows fall."""
-    covered = _explained(cubes, inside.shape, side)
+    covered = explained_by(cubes, inside.shape, side)
     near = cv2.dilate(covered, np.ones((3, 3), np.uint8)).astype(np.bool_)
     if offset is not None and cubes:
         near |= cast_shadows(covered.astype(np.bool_), offset)
@@ -1385,7 +1307,7 @@ def shadow_casters(
     clipped.
     """
     n, _, stats, centres = regions(lone.astype(np.uint8), 8)
-    footprint = _cube_footprint(side)
+    footprint = cube_footprint(side)
     half = max(1, int(BOX * side / 2))
     spacing = MIN_SPACING * side
     found: list[Found] = []
@@ -1424,23 +1346,6 @@ def shadow_casters(
     return found
 
 
-def _explained(cubes: list[Found], shape: tuple[int, ...], side: float) -> NDArray[np.uint8]:
-    """1 on the square around each found cube that it accounts for, 0 elsewhere."""
-    return _squares([(cube.x, cube.y) for cube in cubes], shape, side)
-
-
-def _squares(
-    centres: Sequence[tuple[float, float]], shape: tuple[int, ...], side: float
-) -> NDArray[np.uint8]:
-    """1 on the square a cube centred at each of `centres` accounts for (REACH), 0 elsewhere."""
-    covered = np.zeros(shape[:2], np.uint8)
-    reach = round(REACH * side)
-    for centre_x, centre_y in centres:
-        x, y = int(centre_x), int(centre_y)
-        cv2.rectangle(covered, (x - reach, y - reach), (x + reach, y + reach), 1, -1)
-    return covered
-
-
 def _print_covered(
     comparison: Comparison,
     print_edges: FloatImage,
@@ -1455,9 +1360,9 @@ def _print_covered(
     gone = covered_print(
         np.ascontiguousarray(comparison.lab[box][:, :, 0]), print_edges[box], shade, inside[box]
     )
-    explained = cv2.dilate(_explained(cubes, gone.shape, side), np.ones((3, 3), np.uint8))
+    explained = cv2.dilate(explained_by(cubes, gone.shape, side), np.ones((3, 3), np.uint8))
     gone &= ~explained.astype(np.bool_)
-    return float(gone.sum()) >= COVERED_CUBES * _cube_footprint(side)
+    return float(gone.sum()) >= COVERED_CUBES * cube_footprint(side)
 
 
 def covered_print(
@@ -1515,7 +1420,7 @@ def _doubts(
                 # Lying tops cannot be this close: one cube seen twice, or one leaning.
                 reasons.append(doubt.FOUND_TWICE.format(colour=COLOURS[first.colour].value))
     reasons.extend(unexplained_doubts(cubes, seen, lone, inside, side))
-    footprint = _cube_footprint(side)
+    footprint = cube_footprint(side)
     # A shadow lies beside the cube that casts it, on the side away from the light; shade
     # with no found cube to cast it is a cube the colours missed (a dark one, or one the
     # print beneath hides) or its shadow.
@@ -1540,11 +1445,11 @@ def unexplained_doubts(
     Shade a found cube casts, or that lies beside it, is that cube's even where a dark colour
     fits it (`lone` is the shade none of them casts, see `lone_shade`).
     """
-    covered = _explained(cubes, inside.shape, side).astype(np.bool_)
+    covered = explained_by(cubes, inside.shape, side).astype(np.bool_)
     theirs = seen.shadow & ~lone
     left = (seen.foreground & ~covered & ~theirs).astype(np.uint8)
     area = side * side
-    footprint = _cube_footprint(side)
+    footprint = cube_footprint(side)
     reasons: list[str] = []
     n, labels, stats, _ = regions(left, 8)
     for index in range(1, n):
@@ -1704,7 +1609,7 @@ def left_over_cubes(
             ys, xs = np.nonzero(own.labels[py : py + height, px : px + width] == label)
             box = (slice(top + py, top + py + height), slice(left + px, left + px + width))
             median = channel_medians(comparison.lab[box][ys, xs]).astype(np.float32)
-            best, margin, second, _ = _colour_of(median, comparison, box, prepared)
+            best, margin, second, _ = colour_of(median, comparison, box, prepared)
             if best == index:
                 taken.append(Found(index, x, y, 0.0, margin, second))
     return taken
@@ -1896,24 +1801,33 @@ def area_doubts(
 
 
 __all__ = [
-    "Detection",
-    "Found",
     "Patches",
     "area_doubts",
+    "at_foot_shade",
     "at_neighbours_edge",
+    "cast_offset",
+    "covered_print",
     "evidence_patches",
+    "faint_cubes",
     "faint_outline_near",
     "find_cubes",
     "left_over_cubes",
+    "lies_in_shade",
     "lone_shade",
+    "looks_single",
     "patch_labels",
     "patch_masses",
     "profile_evidence",
     "region_counts",
     "select",
+    "shade_by_group",
     "shadow_casters",
+    "toward_model",
     "unexplained_doubts",
     "without_cast_shadows",
+    "without_close_shade",
+    "without_side_faces",
     "without_split_cubes",
     "without_thin_dark",
+    "without_wall_strips",
 ]

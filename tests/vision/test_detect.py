@@ -22,7 +22,6 @@ from companion.vision.colours import (
 )
 from companion.vision.detect import (
     SIDE_GAP,
-    Found,
     area_doubts,
     at_foot_shade,
     at_neighbours_edge,
@@ -41,6 +40,7 @@ from companion.vision.detect import (
     without_thin_dark,
     without_wall_strips,
 )
+from companion.vision.found import Found
 from companion.vision.likelihood import Evidence, evidence
 from companion.vision.overhead import Overhead, camera_over
 from companion.vision.segment import Comparison, gradient

@@ -11,8 +11,9 @@ from companion.core.cubes import COLOURS, Colour
 from companion.devices.tray_render import RenderedTray, calibration_set
 from companion.vision import Profile, detect, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.detect import WORKING_SIDE, faint_cubes, faint_outline_near, find_cubes
+from companion.vision.detect import faint_cubes, faint_outline_near, find_cubes
 from companion.vision.faint import faint_places
+from companion.vision.found import WORKING_SIDE
 from companion.vision.segment import compare
 
 BLUE = COLOURS.index(Colour.BLUE)

@@ -12,12 +12,12 @@ from companion.devices.tray_render import RenderedTray, calibration_set
 from companion.vision import Profile
 from companion.vision.detect import (
     LEFT_OVER_CUBE,
-    Found,
     evidence_patches,
     find_cubes,
     left_over_cubes,
     profile_evidence,
 )
+from companion.vision.found import Found
 from companion.vision.segment import Comparison, compare
 
 BROWN, BLUE = COLOURS.index(Colour.BROWN), COLOURS.index(Colour.BLUE)
