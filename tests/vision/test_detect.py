@@ -29,7 +29,6 @@ from companion.vision.detect import (
     evidence_patches,
     lies_in_shade,
     lone_shade,
-    select,
     shadow_casters,
     toward_model,
     unexplained_doubts,
@@ -43,6 +42,7 @@ from companion.vision.detect import (
 from companion.vision.found import Found
 from companion.vision.likelihood import Evidence, evidence
 from companion.vision.overhead import Overhead, camera_over
+from companion.vision.peaks import select
 from companion.vision.segment import Comparison, gradient
 from companion.vision.shadow import ShadowLine
 
