@@ -12,6 +12,7 @@ from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
 from companion.vision import reasons as doubt
+from companion.vision.cast import lies_in_shade, lone_shade, shadow_casters, without_cast_shadows
 from companion.vision.colours import (
     DEEPEST_SHADE,
     LOOSE_SLACK,
@@ -27,12 +28,8 @@ from companion.vision.detect import (
     at_neighbours_edge,
     covered_print,
     evidence_patches,
-    lies_in_shade,
-    lone_shade,
-    shadow_casters,
     toward_model,
     unexplained_doubts,
-    without_cast_shadows,
     without_close_shade,
     without_side_faces,
     without_split_cubes,

@@ -31,7 +31,7 @@ import pytest
 from companion.core.cubes import Colour, Counts
 from companion.vision import Profile, calibrate, load_image, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.detect import cast_offset
+from companion.vision.cast import cast_offset
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "vision"
 WALL = FIXTURES / "pathtraced_wall"
