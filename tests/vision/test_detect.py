@@ -12,6 +12,16 @@ from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import ImageError, Profile, read_tray
 from companion.vision import reasons as doubt
+from companion.vision.beside import (
+    SIDE_GAP,
+    at_foot_shade,
+    at_neighbours_edge,
+    toward_model,
+    without_close_shade,
+    without_side_faces,
+    without_thin_dark,
+    without_wall_strips,
+)
 from companion.vision.cast import lies_in_shade, lone_shade, shadow_casters, without_cast_shadows
 from companion.vision.colours import (
     DEEPEST_SHADE,
@@ -22,19 +32,11 @@ from companion.vision.colours import (
     shade_gap,
 )
 from companion.vision.detect import (
-    SIDE_GAP,
     area_doubts,
-    at_foot_shade,
-    at_neighbours_edge,
     covered_print,
     evidence_patches,
-    toward_model,
     unexplained_doubts,
-    without_close_shade,
-    without_side_faces,
     without_split_cubes,
-    without_thin_dark,
-    without_wall_strips,
 )
 from companion.vision.found import Found
 from companion.vision.likelihood import Evidence, evidence
