@@ -14,15 +14,7 @@ from companion.core.cubes import COLOURS, Colour
 from companion.vision.arrays import grown, square_around
 from companion.vision.colours import chroma, distances2, hue_apart
 from companion.vision.debug import DebugSink, no_debug
-from companion.vision.detect import (
-    evidence_patches,
-    find_cubes,
-    looks_single,
-    patch_masses,
-    profile_evidence,
-    region_counts,
-    shade_by_group,
-)
+from companion.vision.detect import find_cubes, profile_evidence, region_counts, shade_by_group
 from companion.vision.errors import CalibrationError
 from companion.vision.found import Found
 from companion.vision.images import BGRImage, FloatImage, Mask
@@ -35,6 +27,7 @@ from companion.vision.mixed import (
     two_kinds,
     unlike_floor,
 )
+from companion.vision.patches import evidence_patches, looks_single, patch_masses
 from companion.vision.profile import (
     ColourModel,
     Profile,

@@ -31,16 +31,11 @@ from companion.vision.colours import (
     seen_at_limit,
     shade_gap,
 )
-from companion.vision.detect import (
-    area_doubts,
-    covered_print,
-    evidence_patches,
-    unexplained_doubts,
-    without_split_cubes,
-)
+from companion.vision.detect import area_doubts, covered_print, unexplained_doubts
 from companion.vision.found import Found
 from companion.vision.likelihood import Evidence, evidence
 from companion.vision.overhead import Overhead, camera_over
+from companion.vision.patches import evidence_patches, without_split_cubes
 from companion.vision.peaks import select
 from companion.vision.segment import Comparison, gradient
 from companion.vision.shadow import ShadowLine

@@ -10,14 +10,9 @@ from conftest import FAINT_BROWN_FLOOR, calibrate_set
 from companion.core.cubes import COLOURS, Colour
 from companion.devices.tray_render import RenderedTray, calibration_set
 from companion.vision import Profile
-from companion.vision.detect import (
-    LEFT_OVER_CUBE,
-    evidence_patches,
-    find_cubes,
-    left_over_cubes,
-    profile_evidence,
-)
+from companion.vision.detect import find_cubes, profile_evidence
 from companion.vision.found import Found
+from companion.vision.patches import LEFT_OVER_CUBE, evidence_patches, left_over_cubes
 from companion.vision.segment import Comparison, compare
 
 BROWN, BLUE = COLOURS.index(Colour.BROWN), COLOURS.index(Colour.BLUE)

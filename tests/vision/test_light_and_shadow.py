@@ -11,9 +11,9 @@ from companion.devices.tray_render import CalibrationSet
 from companion.vision import Profile, read_tray
 from companion.vision.arrays import grown
 from companion.vision.calibrate import COVER_REACH, cube_regions, quiet_differences, unstable_pixels
-from companion.vision.detect import evidence_patches, patch_masses
 from companion.vision.found import Found
 from companion.vision.likelihood import cast_shadows
+from companion.vision.patches import evidence_patches, patch_masses
 from companion.vision.profile import encode_png
 from companion.vision.segment import Reference, compare
 from companion.vision.shadow import SHADE_STEPS, ShadowLine, darkening, learn, linear
