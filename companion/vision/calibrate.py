@@ -14,7 +14,8 @@ from companion.core.cubes import COLOURS, Colour
 from companion.vision.arrays import grown, square_around
 from companion.vision.colours import chroma, distances2, hue_apart
 from companion.vision.debug import DebugSink, no_debug
-from companion.vision.detect import find_cubes, profile_evidence, region_counts, shade_by_group
+from companion.vision.detect import find_cubes, profile_evidence
+from companion.vision.doubts import region_counts, shade_by_group
 from companion.vision.errors import CalibrationError
 from companion.vision.found import Found
 from companion.vision.images import BGRImage, FloatImage, Mask

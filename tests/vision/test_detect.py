@@ -31,7 +31,7 @@ from companion.vision.colours import (
     seen_at_limit,
     shade_gap,
 )
-from companion.vision.detect import area_doubts, covered_print, unexplained_doubts
+from companion.vision.doubts import area_doubts, covered_print, unexplained_doubts
 from companion.vision.found import Found
 from companion.vision.likelihood import Evidence, evidence
 from companion.vision.overhead import Overhead, camera_over
