@@ -23,8 +23,9 @@ from companion.vision import reasons as doubt
 from companion.vision.annotate import annotate as draw
 from companion.vision.arrays import regions
 from companion.vision.debug import DebugSink, no_debug
-from companion.vision.detect import faint_outline_near, find_cubes
+from companion.vision.detect import find_cubes
 from companion.vision.errors import ImageError
+from companion.vision.faint import faint_outline_near
 from companion.vision.images import BGRImage
 from companion.vision.profile import Profile
 from companion.vision.reading import CONFIDENT_AT, CubeSighting, TrayReading, unsure

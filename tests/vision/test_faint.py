@@ -9,10 +9,10 @@ from conftest import FAINT_BROWN_FLOOR, calibrate_set
 
 from companion.core.cubes import COLOURS, Colour
 from companion.devices.tray_render import RenderedTray, calibration_set
-from companion.vision import Profile, detect, read_tray
+from companion.vision import Profile, faint, read_tray
 from companion.vision import reasons as doubt
-from companion.vision.detect import faint_cubes, faint_outline_near, find_cubes
-from companion.vision.faint import faint_places
+from companion.vision.detect import find_cubes
+from companion.vision.faint import faint_cubes, faint_outline_near, faint_places
 from companion.vision.found import WORKING_SIDE
 from companion.vision.segment import compare
 
@@ -157,5 +157,5 @@ def test_an_outline_nearer_a_found_cube_than_counting_looks_keeps_a_reading_unsu
     assert faint_outline_near(comparison, profile, found)
     # Searched only as far out as counting searches, it is not seen (a reading with no other
     # doubt was given as sure, and wrong).
-    monkeypatch.setattr(detect, "SURE_FAINT_MARGIN", 0.5)
+    monkeypatch.setattr(faint, "SURE_FAINT_MARGIN", 0.5)
     assert not faint_outline_near(comparison, profile, found)
