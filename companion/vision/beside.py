@@ -5,7 +5,7 @@ floor, the shade at its foot, a dark strip along a wall's face behind it, shade 
 touching cubes. Each can fill a box with a cube colour's evidence and pass for a weaker peak
 close beside the cube. Each test here takes out one such kind, by the measure that told it
 from a real cube half hidden there (the figures are with each constant); counting keeps
-what they took out to say the reading may miss a cube half hidden (`find_cubes`).
+what they took out to say the reading may miss a cube half hidden (`detect.find_cubes`).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ FLOOR_SURE = 0.15
 STRIP_LEVEL = 0.3
 WALL_STRIP = 0.6
 WALL_SHADE = 0.15
-# Shade passes for the dull dark colours (`SHADE_LIKE`) more than for the others, and the
+# Shade passes for the dull dark colours (`cast.SHADE_LIKE`) more than for the others, and the
 # shade cubes throw lies beside them: their shadows, the gaps between them, their feet. A
 # peak of one of those colours within DARK_NEAR sides of another peak is a cube only when
 # its box is dark cube through and through: its own colour fills DARK_FILL of it, or the two
@@ -75,8 +75,8 @@ DARK_UNION = 0.8
 DARK_CHANGED = 0.7
 DARK_NEAR = 1.2
 # Two cubes lying side by side keep their centres 1/WORKING_SIDE = 0.83 sides apart or
-# more (see MIN_SPACING). So a peak within CLOSE_NEAR sides of a firmer one, filling its box
-# under DARK_FILL, whose middle is the floor's colour in shade (`gap_as_shade` under
+# more (see peaks.MIN_SPACING). So a peak within CLOSE_NEAR sides of a firmer one, filling its box
+# under DARK_FILL, whose middle is the floor's colour in shade (`cast.gap_as_shade` under
 # CLOSE_SHADE) is the shade at that cube's edge, whatever colour it passes for: a black
 # cube's shadow on blue print passes for blue. On path-traced A and B it took 17 peaks, none
 # on a cube of its colour (the nearest 0.41 sides off). Over the outline as found and three
@@ -117,7 +117,7 @@ SIDE_LIGHTEST = 0.9
 FOOT_FILL = 0.8
 FOOT_REACH = 1.0
 FOOT_SHARE = 0.45
-# Shade is dark: the way from a floor to a dull dark colour's model (`SHADE_LIKE`) runs
+# Shade is dark: the way from a floor to a dull dark colour's model (`cast.SHADE_LIKE`) runs
 # through that floor's shade, so a peak of such a colour is taken for foot shade further
 # along it. On path-traced A, B and C (as found and 3 nudged passes) 0.55 for black and brown
 # read 5 passes more right and none fewer (as found: blacks in A 008 drop 8 and A 013 drop 6,
@@ -227,7 +227,7 @@ def without_thin_dark(
     peak whose box is too thinly that colour and too much `changed` to be more than shade
     (see DARK_FILL), and those peaks.
 
-    `light`: where a cube's shadow lies from it (`cast_offset`), the view and the empty
+    `light`: where a cube's shadow lies from it (`cast.cast_offset`), the view and the empty
     tray in Lab; with it, a thin peak that throws a shadow found as a peak is a cube (see
     `_casts_a_found_shadow`)."""
     kept: list[tuple[int, int, int, float]] = []
@@ -285,7 +285,7 @@ def _casts_a_found_shadow(
     picture: FloatImage,
     floor: FloatImage,
 ) -> bool:
-    """Whether a peak that can be a shadow (`gap_as_shade`) lies where `peak` throws its
+    """Whether a peak that can be a shadow (`cast.gap_as_shade`) lies where `peak` throws its
     shadow, and `peak` itself lies in no other peak's shadow: then `peak` is the cube and the
     other its shadow, not the other way round."""
     spot = (peak[1], peak[2])

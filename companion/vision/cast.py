@@ -185,7 +185,7 @@ def _changed_where_bare(
     side: float,
 ) -> float | None:
     """The share of changed pixels in `spot` on the floor no peak of `found` but peak
-    `number` covers (each the square a found cube accounts for, `squares_at`); None when too
+    `number` covers (each the square a found cube accounts for, `found.squares_at`); None when too
     little of the spot is left bare to tell (BARE_LEAST)."""
     others = [(x, y) for other, (_, x, y, _) in enumerate(found) if other != number]
     bare = squares_at(others, changed.shape, side)[spot] == 0
@@ -214,7 +214,7 @@ def lies_in_shade(
     light throws its shadow (SHADE_SPOT_AT offsets on), the `floor` is unchanged (under
     OWN_SHADOW_SHARE of the box there changed, all of it floor).
 
-    Its colour is then judged as this set-up's shade shows each colour too (`colour_of`,
+    Its colour is then judged as this set-up's shade shows each colour too (`found.colour_of`,
     tinted as calibration's shadow line has it): a brown cube in the near wall's shade
     (Lab 23, 3, 6) lies nearer black's model (29, -1, 1) as it is than brown's (41, 8, 13),
     and nearer brown's than black's as shade shows brown at its lightness. A white one

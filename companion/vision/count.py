@@ -8,7 +8,7 @@ reading is not confident. A closer look round the cubes with something beside th
 cube lying under one that shows as a strip (`sliver.counted_slivers`), in doubt. A reading
 about to be given as sure is not, when two of its cubes touch (one more may lie hidden
 under them: `cubes_touch`) or the floor nearer its cubes than counting looks shows a faint
-outline (`detect.faint_outline_near`); otherwise it first gets that look round every cube,
+outline (`faint.faint_outline_near`); otherwise it first gets that look round every cube,
 for a sliver of any width (`sliver.hidden_slivers`).
 """
 

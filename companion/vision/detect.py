@@ -9,6 +9,12 @@ cube. A compact patch of one colour that no peak took, well clear of the cubes f
 cube too faint for a peak, counted in doubt. What the peaks leave unexplained (changed area
 no cube covers, shadow with no cube beside it, colours between two models) makes the reading
 unsure.
+
+`find_cubes` runs the steps in order, each in a module of its own: the peaks (`peaks`) become
+found cubes (`found`) once the filters have taken out those that are a cast shadow (`cast`)
+or something else beside a cube (`beside`); patches of evidence add the cubes too faint for a
+peak and take out those found twice (`patches`), faint outlines add the cubes the evidence
+missed (`faint`), and what is left unexplained becomes the reading's doubts (`doubts`).
 """
 
 from __future__ import annotations
@@ -106,8 +112,8 @@ def find_cubes(
     """The cubes in a compared view, one by one, and the doubts about them.
 
     `areas_measured`: whether the profile's cube areas are the evidence counting sees (see
-    `calibrate`); until they are, no cube is taken for one found twice (`without_split_cubes`
-    weighs the evidence against them).
+    `calibrate`); until they are, no cube is taken for one found twice
+    (`patches.without_split_cubes` weighs the evidence against them).
     """
     prepared = profile.prepared()
     side = profile.cube_side * WORKING_SIDE
@@ -157,7 +163,7 @@ def find_cubes(
             on_shaded_floor(prepared, box)
             or (offset is not None and lies_in_shade(x, y, offset, side, changed, inside))
         ):
-            # A cube in shade shows its colour as shade does (`lies_in_shade`).
+            # A cube in shade shows its colour as shade does (`cast.lies_in_shade`).
             best, margin, second, _ = colour_of(median, comparison, box, prepared, True)
             index = best
         runner_up = second if best == index else best

@@ -115,7 +115,8 @@ def doubts_about(
     """Why the cubes found may not be the whole truth, in words a player understands
     (`cube_square`, `lone_cube`: the square one cube's colour covers and all one lone cube
     changes, see `area_doubts`; `patches`: each colour's evidence patches, see
-    `evidence_patches`; `lone`: the shade none of them casts, see `lone_shade`)."""
+    `patches.evidence_patches`; `lone`: the shade none of them casts, see
+    `cast.lone_shade`)."""
     reasons: list[str] = []
     for cube in cubes:
         if cube.confidence < 0.5:
@@ -158,7 +159,7 @@ def unexplained_doubts(
     no colour (or it reaches over the rim), else something that may be a cube.
 
     Shade a found cube casts, or that lies beside it, is that cube's even where a dark colour
-    fits it (`lone` is the shade none of them casts, see `lone_shade`).
+    fits it (`lone` is the shade none of them casts, see `cast.lone_shade`).
     """
     covered = explained_by(cubes, inside.shape, side).astype(np.bool_)
     theirs = seen.shadow & ~lone

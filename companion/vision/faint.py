@@ -5,7 +5,12 @@ pixel or two wide), so few of its pixels pass the change threshold and no colour
 Such a reading must not be given as sure. The outline still adds up: summed over a cube's
 square, the difference from the empty tray stands well above what the floor's own noise
 gives, and, unlike a change of light over the print, it stays within that square. Where it
-lies tells where to look for the cube (see `detect.faint_cubes`).
+lies tells where to look for the cube (see `faint_places`).
+
+Counting takes such a cube only well clear of the cubes found, where the picture round the
+place clearly fits one colour (`faint_cubes`), and counts it in doubt; before a reading is
+given as sure it looks nearer them too, and any outline there makes the reading unsure
+(`faint_outline_near`).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ FAINT_CONTRAST = 10.0
 # A difference counts up to this many times the picture's change threshold: one sharp
 # speck or print edge must not make a cube's worth on its own.
 FAINT_CAP = 2.0
-# A faint patch (`faint.faint_places`) this many working sides clear of every found cube,
+# A faint patch (`faint_places`) this many working sides clear of every found cube,
 # whose box fits a colour well (FAINT_FIT_D2) and by this margin over the next, is a
 # cube of the floor's colour. On rendered trays (13 seeds), of 188 faint patches 132 lay
 # 1.0-1.5 sides from a found cube, 6 of them on a missed cube (the rest that cube's shadow

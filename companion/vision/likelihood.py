@@ -26,7 +26,7 @@ EXPLAINED_D2 = 28.0
 # A shadow-like pixel counts only when its best colour fits this well, and only this much:
 # a dark cube on a floor of its own hue looks like shade all over and must still fill its
 # box, while shade beside a cube (cast zones aside) gives no peak of its own at this weight.
-# (Over 7 rendered seeds, 0.6 -> 0.8 with detect.MIN_SPACING 0.66 -> 0.72: exact 1655 ->
+# (Over 7 rendered seeds, 0.6 -> 0.8 with peaks.MIN_SPACING 0.66 -> 0.72: exact 1655 ->
 # 1672 on the same profiles, 1664 calibrated again; a sweep of either alone: 1666 and 1660.)
 SHADOW_FIT_D2 = 28.0
 SHADOW_WEIGHT = 0.8

@@ -27,7 +27,7 @@ from companion.vision.segment import Comparison
 # A patch of one colour's evidence holding this many cubes' worth (of the colour's `areas`),
 # compact (its box at most this many cube sides long, and at most this many times as long
 # as wide), inside the floor and this many cube sides clear of every found cube, is a cube
-# too faint to fill MIN_FILL of its box (low contrast, print like it, blur). On rendered
+# too faint to fill found.MIN_FILL of its box (low contrast, print like it, blur). On rendered
 # trays (13 seeds, all but the set-up drops) patches with no cube of their colour found and
 # half a cube's worth numbered 385; 348 lay within 1.2 sides of a found cube (its fringes and
 # faces, 13 on a missed cube); of the 37 clear of them, 18 lay on a missed cube, and the rest
@@ -154,10 +154,11 @@ def left_over_cubes(
     """The cubes in compact patches of evidence no peak took, clear of every found cube.
 
     A cube whose colour differs little from the floor under it, or one blurred, spreads thin
-    evidence: its patch holds half a cube's worth or more, yet no box is filled to MIN_FILL,
-    so `select` finds no peak. Near found cubes such patches are their fringes and side faces
-    (`_left_over` doubts those); well clear of them, a patch about a cube's size and shape
-    whose pixels fit its colour best is that cube. Its fill is 0: counted, never sure.
+    evidence: its patch holds half a cube's worth or more, yet no box is filled to
+    found.MIN_FILL, so `peaks.select` finds no peak. Near found cubes such patches are their
+    fringes and side faces (`doubts._left_over` doubts those); well clear of them, a patch
+    about a cube's size and shape whose pixels fit its colour best is that cube. Its fill is
+    0: counted, never sure.
     """
     side = prepared.reference.cube_side
     taken: list[Found] = []

@@ -25,7 +25,7 @@ MIDDLE = slice(8, 13)
 INNER = slice(4, 17)
 # The crack is at least this much darker (L) than the darker of the two tops, and the two
 # tops differ by less than this (L: a top and a side face differ more). Rendered trays
-# (13 seeds, 427 same-colour pairs of peaks closer than detect.MIN_SPACING): of the pairs
+# (13 seeds, 427 same-colour pairs of peaks closer than peaks.MIN_SPACING): of the pairs
 # passing both, 33 were two cubes and none one cube seen twice; a dip of 1.0 let 2 through.
 # Tops that differ more are still two when the crack dips further below the darker one than
 # they differ: where a lit top meets its own shaded face, the edge between may be a little

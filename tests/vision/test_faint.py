@@ -81,7 +81,7 @@ def test_a_brown_cube_on_a_brown_floor_is_counted_in_doubt() -> None:
     # brown cube differs little from the print, no box of its evidence is filled enough for
     # a peak, and the reading used to be confident with one brown too few; then unsure with
     # it uncounted. Its compact patch of brown evidence, clear of the other cubes, now counts
-    # it (detect.left_over_cubes), never as sure.
+    # it (patches.left_over_cubes), never as sure.
     shots = calibration_set(710292156, "hard-pairs", tests=2, jpeg=False)
     picture = shots.tests[1]
     assert picture.counts[Colour.BROWN] == 1

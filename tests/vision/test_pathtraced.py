@@ -64,7 +64,7 @@ def wall_profile() -> Profile:
 def test_the_shaded_wall_beside_cubes_against_it_is_no_black_cube(
     wall_profile: Profile, name: str
 ) -> None:
-    # Before `detect.without_wall_strips`, the darkened strip of the wall's face under the
+    # Before `beside.without_wall_strips`, the darkened strip of the wall's face under the
     # blue, white and red cubes against it read as one or two black cubes.
     reading = read_tray(load_image(WALL / name), wall_profile)
     assert reading.counts == _truth(WALL, name)
@@ -103,7 +103,7 @@ def test_the_edge_of_a_long_shadow_is_no_faint_outline(low_lamp_profile: Profile
 def test_a_brown_cube_in_another_cubes_shadow_is_found_where_it_lies() -> None:
     # The brown cube lies where the green cube throws its shadow, and is itself shade to the
     # shadow test. The green's cast zone took all its evidence away: it was missed, and
-    # later found only by its own shadow beyond the green's (`detect.shadow_casters`). The
+    # later found only by its own shadow beyond the green's (`cast.shadow_casters`). The
     # light it kept is not in the shadow's hue (`shadow.ShadowLine.keeps_hue`), so its top
     # keeps its evidence and it is found as any cube is.
     profile = _calibrated(SHADE_ON_SHADE)
@@ -123,7 +123,7 @@ def test_a_cube_found_twice_by_its_top_and_side_face_is_counted_once() -> None:
     # One of the five yellow cubes gave two yellow peaks 0.9 sides apart, as far apart as two
     # touching cubes: its top and the side face the camera sees. Their patch of yellow held
     # 1.37 cubes' worth of evidence in one square, and the weaker peak now goes
-    # (`detect.without_split_cubes`); it was read as six yellows.
+    # (`patches.without_split_cubes`); it was read as six yellows.
     profile = _calibrated(SIDE_FACES)
     reading = read_tray(load_image(SIDE_FACES / "drop04.jpg"), profile)
     truth = _truth(SIDE_FACES, "drop04.jpg")
@@ -149,7 +149,7 @@ def test_a_cube_in_the_walls_shade_is_judged_as_shade_shows_the_colours(
     # The brown cube by the near wall lies in the wall's shade and shows (23, 3, 6): as it
     # is, black's model (29, -1, 1) fits it better than brown's (41, 8, 13), and it was read
     # as black. Where the lamp throws its shadow the floor is unchanged, so it lies in shade,
-    # and brown as shade shows it at that lightness fits it best (`detect.lies_in_shade`).
+    # and brown as shade shows it at that lightness fits it best (`cast.lies_in_shade`).
     reading = read_tray(load_image(ORANGE_GREEN / "drop09.jpg"), orange_green_profile)
     assert reading.counts == _truth(ORANGE_GREEN, "drop09.jpg")
     # Brown's margin over the next colour in shade is thin (0.7; brown and red are a hard
@@ -210,7 +210,7 @@ def test_a_yellow_cubes_face_lit_by_purple_print_is_no_brown_cube() -> None:
 
 @pytest.mark.parametrize("name", ["drop00.jpg", "drop05.jpg"])
 def test_the_purple_floor_a_red_cube_lights_beside_it_is_no_red_cube(name: str) -> None:
-    # Before `detect.FOOT_BLEND`, the floor beside a red cube, lit red by it, filled a red
+    # Before `beside.FOOT_BLEND`, the floor beside a red cube, lit red by it, filled a red
     # peak's box and read as one red cube more in each of these drops.
     profile = _calibrated(RED_ON_PURPLE)
     reading = read_tray(load_image(RED_ON_PURPLE / name), profile)
