@@ -124,6 +124,20 @@ def test_a_lone_cube_is_measured_against_the_side_faces_a_lone_cube_shows() -> N
     assert area_doubts(cubes, foreground, square, 150.0) == [doubt.CLUSTER]
 
 
+def test_a_lone_cube_showing_a_third_more_than_one_may_rest_on_another() -> None:
+    # 20 x 10 pixels against the 150 a lone cube shows: 1.33 times, short of half a cube more
+    # (EXTRA_AREA_CUBES), but the taller faces of a cube resting on another show that much.
+    foreground, cubes = _region((20, 10), (18, 15))
+    assert area_doubts(cubes, foreground, 100.0, 150.0) == [doubt.CLUSTER]
+    # A little more than one lone cube shows is no doubt: 18 x 10 is 1.2 times.
+    foreground, cubes = _region((18, 10), (18, 15))
+    assert area_doubts(cubes, foreground, 100.0, 150.0) == []
+    # A profile that saw no cube lying alone has only the square to go by (140 pixels are
+    # 1.4 of it), which any cube's side faces exceed: there half a cube more is the bound.
+    foreground, cubes = _region((14, 10), (16, 15))
+    assert area_doubts(cubes, foreground, 100.0, 100.0) == []
+
+
 def test_four_touching_cubes_may_hide_a_fifth() -> None:
     # A 2 x 2 block: each cube's square is all the area holds, yet one may lie under them.
     foreground = np.zeros((60, 90), np.bool_)
