@@ -137,7 +137,8 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
 
     from companion.core.cubes import COLOURS
     from companion.vision import CalibrationError, calibrate, load_image, read_tray
-    from companion.vision.tray import find_tray, order_corners
+    from companion.vision.corners import order_corners
+    from companion.vision.tray import find_tray
 
     cv2.setNumThreads(1)
     result = Pass(Counter(), {}, [], [], Counter(), {})

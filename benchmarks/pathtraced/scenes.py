@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS
-from companion.vision.tray import order_corners
+from companion.vision.corners import order_corners
 
 # Linear-light albedos of painted wooden cubes, chosen by eye on the rendered pictures. What
 # matters is that they were set apart from the shared renderer's own colour table, not that

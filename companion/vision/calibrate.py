@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.arrays import grown, square_around
 from companion.vision.colours import chroma, distances2, hue_apart
+from companion.vision.corners import Corners, whole_picture
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import find_cubes, profile_evidence
 from companion.vision.doubts import region_counts, shade_by_group
@@ -39,7 +40,7 @@ from companion.vision.profile import (
 from companion.vision.segment import CLIPPED, Comparison, Reference, compare
 from companion.vision.shadow import ShadowLine
 from companion.vision.shadow import learn as learn_shadow
-from companion.vision.tray import Corners, TrayView, find_tray, view_for, whole_picture
+from companion.vision.tray import TrayView, find_tray, view_for
 
 # The view is scaled so a cube's side spans about this many pixels: enough to tell shapes
 # and colours apart, small enough to count an 800x600 picture in a few milliseconds.

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.camouflage import floor_shares
+from companion.vision.corners import Corners
 from companion.vision.errors import ProfileError
 from companion.vision.heap import keep_working_memory
 from companion.vision.images import BGRImage
@@ -25,7 +26,7 @@ from companion.vision.overhead import Overhead, camera_over
 from companion.vision.realign import grey, shrunk
 from companion.vision.segment import Reference, gradient
 from companion.vision.shadow import ShadowLine
-from companion.vision.tray import Corners, TrayView
+from companion.vision.tray import TrayView
 
 PROFILE_VERSION = 1
 # Resolution of the noise map: steps per CIE76 unit (so up to 255 / 8 = 32 units).

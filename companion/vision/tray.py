@@ -25,11 +25,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from companion.vision.corners import Corners, order_corners
 from companion.vision.images import BGRImage
 from companion.vision.overhead import nadir_in_view
-
-Corners = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]
-"""Four (x, y) points in picture pixels: top-left, top-right, bottom-right, bottom-left."""
 
 # From 15-30 cm with a 50-72 degree lens the floor fills at least ~5% of the picture; a smaller
 # quadrilateral is something else.
@@ -40,27 +38,6 @@ _MAX_TRAY_FRACTION = 0.97
 # (benchmarks/tray_finding.py) 75-90% of set-ups come within 2% of the tray's size and 90-100%
 # within 5%, but a few still miss by 5-9% (a wall, or the rim's shadow, taken for the floor).
 VIEW_MARGIN = 0.08
-
-
-def order_corners(points: NDArray[np.float32]) -> Corners:
-    """Four points sorted as top-left, top-right, bottom-right, bottom-left (by sums/diffs)."""
-    pts = points.reshape(4, 2).astype(np.float64)
-    sums = pts.sum(axis=1)
-    diffs = pts[:, 1] - pts[:, 0]
-    tl, br = pts[int(np.argmin(sums))], pts[int(np.argmax(sums))]
-    tr, bl = pts[int(np.argmin(diffs))], pts[int(np.argmax(diffs))]
-    return (
-        (float(tl[0]), float(tl[1])),
-        (float(tr[0]), float(tr[1])),
-        (float(br[0]), float(br[1])),
-        (float(bl[0]), float(bl[1])),
-    )
-
-
-def whole_picture(width: int, height: int) -> Corners:
-    """The corners of the whole picture, used when no tray outline can be found."""
-    w, h = float(width - 1), float(height - 1)
-    return ((0.0, 0.0), (w, 0.0), (w, h), (0.0, h))
 
 
 # The finder works on a copy whose longer side is this many pixels: corners come out within

@@ -9,8 +9,8 @@ import pytest
 from companion.devices.simtray.camera import PinholeCamera, camera_for
 from companion.devices.tray_render import CalibrationSet, CameraPose, calibration_set
 from companion.vision import Profile, calibrate
+from companion.vision.corners import order_corners
 from companion.vision.overhead import Overhead, camera_over
-from companion.vision.tray import order_corners
 
 # The floor's outline that tray finding gave the faint-brown set-up (hard pairs, seed
 # 710292156) when its tests were written, to the bit. Its one brown cube is barely told from

@@ -19,11 +19,10 @@ from companion.devices.tray_render import (
     render,
 )
 from companion.vision import calibrate, load_image
+from companion.vision.corners import Corners, order_corners
 from companion.vision.tray import (
-    Corners,
     _sampled_reach,
     find_tray,
-    order_corners,
     view_for,
 )
 
