@@ -45,7 +45,7 @@ from companion.devices.simtray.hand import hand_mask
 from companion.devices.simtray.sets import sub_seed
 from companion.devices.tray_render import RenderedTray, calibration_set
 from companion.vision.camouflage import camouflaged
-from companion.vision.tray import VIEW_MARGIN
+from companion.vision.tray_view import VIEW_MARGIN
 
 try:
     import companion.vision as vision

@@ -40,7 +40,8 @@ from companion.vision.profile import (
 from companion.vision.segment import CLIPPED, Comparison, Reference, compare
 from companion.vision.shadow import ShadowLine
 from companion.vision.shadow import learn as learn_shadow
-from companion.vision.tray import TrayView, find_tray, view_for
+from companion.vision.tray import find_tray
+from companion.vision.tray_view import TrayView, view_for
 
 # The view is scaled so a cube's side spans about this many pixels: enough to tell shapes
 # and colours apart, small enough to count an 800x600 picture in a few milliseconds.

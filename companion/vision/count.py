@@ -40,7 +40,7 @@ from companion.vision.sliver import (
     side_faces,
     slivers_round,
 )
-from companion.vision.tray import VIEW_MARGIN
+from companion.vision.tray_view import VIEW_MARGIN
 
 # Mean brightness (0..255) below which a picture is too dark to read.
 TOO_DARK = 18.0

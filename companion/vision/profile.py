@@ -26,7 +26,7 @@ from companion.vision.overhead import Overhead, camera_over
 from companion.vision.realign import grey, shrunk
 from companion.vision.segment import Reference, gradient
 from companion.vision.shadow import ShadowLine
-from companion.vision.tray import TrayView
+from companion.vision.tray_view import TrayView
 
 PROFILE_VERSION = 1
 # Resolution of the noise map: steps per CIE76 unit (so up to 255 / 8 = 32 units).

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from companion.vision.corners import Corners
 from companion.vision.images import BGRImage
 from companion.vision.segment import correlation
-from companion.vision.tray import TrayView
+from companion.vision.tray_view import TrayView
 
 # The move is first measured on views shrunk this much (0.3-2 ms on one core), then refined
 # on the full view only when there is a move. Shrunk further (2.5 pixels a cube), ECC lost

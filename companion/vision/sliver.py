@@ -55,7 +55,7 @@ from companion.vision.overhead import Overhead
 from companion.vision.profile import Prepared
 from companion.vision.segment import Comparison, channel_norm, lab8
 from companion.vision.shadow import darkening
-from companion.vision.tray import TrayView
+from companion.vision.tray_view import TrayView
 
 # The closer look's scale over the view's, and how far round a cube's centre it looks (cube
 # sides: a sliver lies within a side of the centre of the cube above it).

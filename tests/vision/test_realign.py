@@ -14,7 +14,7 @@ from companion.devices.tray_render import CalibrationSet, calibration_set, rende
 from companion.vision import Profile, read_tray
 from companion.vision import reasons as doubt
 from companion.vision.realign import lined_up_view
-from companion.vision.tray import TrayView
+from companion.vision.tray_view import TrayView
 
 # A set-up whose test pictures are taken with the camera moved 4-12 mm and turned 1-3 degrees.
 KNOCKED = 525071816

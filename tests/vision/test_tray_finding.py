@@ -20,11 +20,8 @@ from companion.devices.tray_render import (
 )
 from companion.vision import calibrate, load_image
 from companion.vision.corners import Corners, order_corners
-from companion.vision.tray import (
-    _sampled_reach,
-    find_tray,
-    view_for,
-)
+from companion.vision.tray import find_tray
+from companion.vision.tray_view import _sampled_reach, view_for
 
 # A floor outline this far off still keeps every cube in the view (VIEW_MARGIN is 8%).
 TOLERANCE = 0.05
