@@ -1,0 +1,723 @@
+"""The floor's edge inside the rim: a second, sharper look at the tray, in top-down views.
+
+Tray finding's first look gives the tray's outer outline. Here a top-down view of that
+outline, and then of the rim's inner edge found in it, shows each side's long edges; the rim's
+inner edge and the floor's edge are chosen among them by geometry (the floor is the rim's
+rectangle scaled about the point below the camera) and by what lies between (one wall
+material, no unexplained edge), which tells the floor/wall crease from the edge of the rim's
+shadow on the floor. `floor_in_view` gives the floor's corners; see `_rim_and_floor`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from companion.vision.images import BGRImage
+from companion.vision.overhead import nadir_in_view
+
+# --- The floor inside the rim: a second, sharper look in a top-down view of the outer outline.
+#
+# The rim's inner edge and the floor's edge are the same rectangle at two heights (the inner
+# walls are vertical). Seen through any camera, the picture of the lower one is the upper one
+# scaled about the point straight below the camera (a planar homology whose axis, the horizon,
+# goes to infinity once the rim's plane is viewed from above). So in a view that shows the rim
+# as an axis-aligned rectangle, the floor is an axis-aligned rectangle of the SAME proportions,
+# each side some way in from the rim's: the wall seen at a slant (nothing where the wall faces
+# the camera edge-on, or is seen from behind and hides the floor's edge). A shadow the rim casts
+# on the floor is the floor's rectangle shifted towards the lamp on at most two sides, so it
+# keeps those proportions only by chance, and across it the floor's colour darkens in every
+# channel alike; across the floor/wall crease colour and shading step independently.
+
+# A side of the outline that is off is looked for this many view pixels in from where it was.
+_OUTER_REACH = 12
+# A floor edge bowed by the lens bends outward by at most this many view pixels between its
+# middle and the ends of its middle 80% (a cheap webcam's barrel distortion), or inward by
+# less than this (noise).
+_MAX_BOW = 2.5
+_MAX_INWARD_BOW = 0.5
+# A side of the outline is where it should be when an edge shows within this many view pixels.
+_OUTER_NEAR = 5.0
+# The view's longer side, in pixels: a floor edge is placed to about a pixel, 0.25% of it.
+_VIEW_SIDE = 400
+# The view shows this many pixels around the outline, so that the outline's own edge shows as
+# an edge, outside the rim's inner edge (the rim's top always lies between the two).
+_VIEW_BORDER = 12
+# The rim and the floor's edges lie within this share of the view's side from the outline.
+_BAND_SHARE = 0.25
+# An edge is a step in the median colour along the whole line of at least this (Lab units
+# per pixel): a long straight edge, where print, grain or dots average out.
+_PEAK_STEP = 0.7
+# Edges kept per side, strongest first.
+_PEAKS_PER_SIDE = 6
+# The floor's width and height, over the rim's, agree to this much (corners found to a pixel
+# or two in a 400-pixel view, and lens distortion bends the sides a little).
+_SCALE_TOLERANCE = 0.015
+# ...and in a view of the rim's own inner edge, where that relation is exact but for the lens.
+_SCALE_TOLERANCE_EXACT = 0.01
+# Rims of this many runners-up in the outline's view get a look through their own view too.
+_RIM_ALTERNATIVES = 2
+# A look that refines an earlier one takes floor edges within this many pixels of its.
+_REFINE_PX = 6.0
+# In that view the rim's edge lies within this many pixels of where the view puts it.
+_RIM_NEAR_PX = 3.0
+# The rim's top, just outside its inner edge, is one material under one light on all four
+# sides: its colours differ by at most this (Lab units), and each unit counts against a choice
+# _SPREAD_COST times. (At 1, path-traced C 210 took the floor's edges for the rim's, where the
+# walls just inside them differ by 10.5 with the light, and three lines of its checkerboard
+# print for the floor's edges; the real rim's top differs by 1.5. At 2, 40 path-traced
+# set-ups keep their outlines but C 210's, found right; benchmarks/tray_finding.py finds
+# 132 of 160 within 2% (131 before: 4 more found, 3 fewer, those at 2.1-2.4%) and the same
+# within 5%; of benchmarks/calibration_checks.py's 99 set-ups one, an empty tray, is now
+# found 4% off, a runner-up's rim winning in its own view.)
+_RIM_SPREAD = 15.0
+_SPREAD_COST = 2.0
+# A look whose rim's sides spread by at most this (Lab units) has found the rim for sure: a
+# runner-up must then find the rim's top in that colour too. (The first looks that were right
+# but overturned spread 2.8 and 3.4, on two path-traced checkerboard floors; those a runner-up
+# rightly overturned, 6.0 to 14.7: a path-traced set-up and two of benchmarks/tray_finding.py.)
+_RIM_ONE_COLOUR = 4.5
+# The floor is the rim's inner outline scaled about the point below the camera, by one less
+# the walls' height over the camera's: the tray and the camera set the scale, and the first
+# look through the outer outline already measures it nearly. A runner-up whose floor is
+# scaled further than this from the first look's has taken a line of the print for the
+# floor's edge. (Runners-up that rightly won, 480 set-ups of benchmarks/tray_finding.py and
+# 28 path-traced: at most 0.067 and 0.056 off; the one that wrongly won, path-traced A 013
+# on print checked in orange and green, 0.116.)
+_SCALE_AGREES = 0.09
+# The point below the camera is placed for a nominal lens (`overhead.NOMINAL_FOV`). The
+# faces a choice sees show one share of the way from each rim edge to that point, fitted to
+# them; each face off that by more than _NADIR_PX plus the share times _NADIR_SLACK of the
+# view's side (where the point lies is only roughly known), and each floor edge hidden where
+# a face that wide should show, costs _NADIR_COST per pixel beyond. (benchmarks/tray_finding.py within 2%: 132 -> 135 of 160,
+# within 5% the same, the worst 10.4% -> 8.6%; path-traced outlines: A 006 4.2% -> under
+# 1.5%, C 201 5.3% -> 2.1%, C 205 3.3% -> under 1.5%, A 011 7.4% -> 9.5%; of
+# benchmarks/calibration_checks.py's 99 set-ups two more found right, an empty tray whose
+# evenly lit walls passed for the rim's top and a daylit one 6% off. A cost of 1.5 took a
+# line of A 009's print for the floor's edge, 5.3% off. Trays drawn through a real camera,
+# tests/vision/test_tray_finding.py, were found 3.8-5.6% off without it, the far wall's top
+# taken for the floor's edge; within 0.3% with it.)
+_NADIR_SLACK = 0.15
+_NADIR_PX = 2.0
+_NADIR_COST = 0.5
+# A floor edge hidden behind the rim (wall seen from behind) or too close to the rim's edge to
+# be told from it lies at most this share of the view outside the rim's edge, or 8 pixels in
+# (two blurred edges closer than that merge into one).
+_HIDDEN_OUT = 0.04
+_HIDDEN_IN_PX = 8.0
+# A shadow's edge: every channel darker outside (towards the wall) by a similar factor.
+_SHADOW_RATIO = 0.8
+_SHADOW_SPREAD = 2.2
+# Linear light (0..1) added to both sides of an edge before their ratio is taken (about three
+# 8-bit levels in the dark, where a camera's levels are coarsest).
+_SHADOW_FLOOR = 0.01
+# How much a shadow-like edge, an edge skipped between the rim and the floor (a wall has none
+# along its whole length) and a hidden floor edge count against a choice, in step units.
+_SHADOW_COST = 0.7
+_SKIPPED_COST = 0.5
+_HIDDEN_COST = 1.0
+# ...and each unit of chromaticity (channel over sum) by which the walls' colours disagree.
+_WALL_COST = 30.0
+
+
+_Curve = tuple[float, float, float]
+"""A side in the view: offset = a + b t + c t^2 pixels in from the view's edge, t along it."""
+
+
+@dataclass(frozen=True)
+class _Edge:
+    """A long edge parallel to one side of the view: `offset` in from that side (view pixels,
+    sub-pixel), `step` its median colour step (Lab units per pixel), `channel` the Lab channel
+    that steps most and `sign` its direction, and whether it looks like a shadow's edge."""
+
+    offset: float
+    step: float
+    channel: int
+    sign: float
+    shadow_like: bool
+
+
+def _top_down_view(
+    empty: BGRImage, outline: NDArray[np.float64]
+) -> tuple[NDArray[np.uint8], NDArray[np.float64]]:
+    """The picture warped so `outline` (4 x 2 picture pixels, any order) fills a view of about
+    _VIEW_SIDE pixels, inside a border of _VIEW_BORDER pixels, and the homography (picture
+    pixels to view pixels)."""
+    # Round the outline in the picture's clockwise order, from the corner nearest the top left:
+    # sorting by sums and differences (order_corners) mixes corners up near 45 degrees.
+    centre = outline.mean(axis=0)
+    turn = np.argsort(np.arctan2(outline[:, 1] - centre[1], outline[:, 0] - centre[0]))
+    quad = np.roll(outline[turn], -int(np.argmin(outline[turn].sum(axis=1))), axis=0)
+    across = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])
+    down = np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])
+    if across >= down:
+        width, height = _VIEW_SIDE, max(16, round(_VIEW_SIDE * down / across))
+    else:
+        width, height = max(16, round(_VIEW_SIDE * across / down)), _VIEW_SIDE
+    edge = _VIEW_BORDER
+    target = np.array(
+        [[edge, edge], [edge + width, edge], [edge + width, edge + height], [edge, edge + height]],
+        np.float32,
+    )
+    width, height = width + 2 * edge, height + 2 * edge
+    matrix = np.asarray(cv2.getPerspectiveTransform(quad.astype(np.float32), target), np.float64)
+    source = empty
+    shrink = max(across, down) / 2.0 / _VIEW_SIDE
+    if shrink > 1.3:
+        # Bilinear sampling of a picture shrunk that much aliases its noise: blur it first.
+        source = np.asarray(cv2.GaussianBlur(empty, (0, 0), float(0.5 * shrink)), np.uint8)
+    view = cv2.warpPerspective(
+        source, matrix, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return np.asarray(view, np.uint8), matrix
+
+
+def _sides_of(array: NDArray[np.float32], side: int) -> NDArray[np.float32]:
+    """`array` (H x W x ...) turned so that the first axis runs inward from `side` (0 left,
+    1 top, 2 right, 3 bottom) and the second along it."""
+    if side == 0:
+        return np.swapaxes(array, 0, 1)
+    if side == 1:
+        return array
+    if side == 2:
+        return np.swapaxes(array, 0, 1)[::-1]
+    return array[::-1]
+
+
+_LINEAR = ((np.arange(256) / 255.0) ** 2.2).astype(np.float32)
+"""Linear light for each 8-bit level (a camera's tone curve taken as a 2.2 power)."""
+
+
+def _view_edges(
+    view: NDArray[np.uint8],
+) -> tuple[
+    list[list[_Edge]],
+    list[NDArray[np.float32]],
+    list[NDArray[np.float32]],
+    list[NDArray[np.float32]],
+]:
+    """Per side of the view (left, top, right, bottom): the long edges parallel to it within
+    _BAND_SHARE of it, the median Lab colour and the median chromaticity (linear channel over
+    channel sum) at every offset in from it (N x 3 each), and the inward colour change per Lab
+    channel at every pixel, turned as `_sides_of` turns it."""
+    smooth = np.asarray(cv2.GaussianBlur(view, (0, 0), 1.0), np.uint8)
+    lab = np.asarray(cv2.cvtColor(smooth.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab), np.float32)
+    linear = _LINEAR[smooth]
+    gx = np.stack([cv2.Sobel(c, cv2.CV_32F, 1, 0, ksize=3) / 8.0 for c in cv2.split(lab)], -1)
+    gy = np.stack([cv2.Sobel(c, cv2.CV_32F, 0, 1, ksize=3) / 8.0 for c in cv2.split(lab)], -1)
+    edges: list[list[_Edge]] = []
+    colours: list[NDArray[np.float32]] = []
+    chromas: list[NDArray[np.float32]] = []
+    steps: list[NDArray[np.float32]] = []
+    for side in range(4):
+        inward = (gx, gy, -gx, -gy)[side]
+        across = _sides_of(inward, side).shape[0]
+        depth = _VIEW_BORDER + int(_BAND_SHARE * (across - 2 * _VIEW_BORDER))
+        # Only the band searched (and a little beyond, for the colours inside its edges).
+        reach = min(across, depth + 8)
+        turned = np.ascontiguousarray(_sides_of(inward, side)[:reach])
+        length = turned.shape[1]
+        # The middle 80% of each line: the corners blur into the neighbouring side.
+        lo, hi = int(0.1 * length), int(0.9 * length)
+        # Every other pixel along the line: still some 130 or more votes for the median.
+        median = _row_medians(turned[:, lo:hi:2])
+        strength = np.abs(median).max(axis=1)
+        # Colours change slowly along a line: every fourth pixel gives their median.
+        colour = _row_medians(_sides_of(lab, side)[:reach, lo:hi:4])
+        light = _row_medians(_sides_of(linear, side)[:reach, lo:hi:4])
+        edges.append(_peaks(strength, median, light, depth))
+        colours.append(colour)
+        chromas.append(light / np.maximum(light.sum(axis=1, keepdims=True), 1e-6))
+        steps.append(turned)
+    return edges, colours, chromas, steps
+
+
+def _row_medians(values: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The median over the second axis of `values` (N x M x C), of its first M or M - 1
+    entries, whichever is odd (one partition, no averaging of two middles)."""
+    count = values.shape[1] - (1 - values.shape[1] % 2)
+    middle = count // 2
+    return np.asarray(np.partition(values[:, :count], middle, axis=1)[:, middle], np.float32)
+
+
+def _peaks(
+    strength: NDArray[np.float32],
+    median: NDArray[np.float32],
+    light: NDArray[np.float32],
+    depth: int,
+) -> list[_Edge]:
+    """The strongest local maxima of `strength` (per offset) before `depth`, as edges."""
+    inner = strength[1 : depth - 1]
+    is_peak = (inner >= strength[: depth - 2]) & (inner > strength[2:depth]) & (inner >= _PEAK_STEP)
+    found = np.flatnonzero(is_peak) + 1
+    found = found[np.argsort(-strength[found], kind="stable")][:_PEAKS_PER_SIDE]
+    edges = []
+    for index in sorted(int(i) for i in found):
+        before, at, after = (float(v) for v in strength[index - 1 : index + 2])
+        curve = before - 2 * at + after
+        offset = index + (0.5 * (before - after) / curve if curve < 0 else 0.0)
+        channel = int(np.argmax(np.abs(median[index])))
+        outside = light[max(0, index - 6) : max(1, index - 3)].mean(axis=0)
+        inside = light[index + 4 : index + 7].mean(axis=0) if index + 7 <= len(light) else outside
+        # A channel the shadow leaves only a few levels of is mostly noise and rounding: the
+        # same small amount of light added to both sides keeps it from swaying the ratio.
+        ratio = (outside + _SHADOW_FLOOR) / (inside + _SHADOW_FLOOR)
+        shadow_like = bool(
+            np.all(ratio < _SHADOW_RATIO)
+            and float(ratio.max()) < _SHADOW_SPREAD * float(ratio.min())
+        )
+        edges.append(
+            _Edge(offset, at, channel, float(np.sign(median[index, channel])), shadow_like)
+        )
+    return edges
+
+
+_Choice = tuple[_Edge, "_Edge | None", float, NDArray[np.float32], NDArray[np.float32]]
+"""One side's choice: the rim's edge, the floor's (None: hidden), the floor's gain, the rim's
+colour, the wall's chromaticity between them (NaN where no wall shows)."""
+
+
+def _rim_and_floor(
+    edges: list[list[_Edge]],
+    colours: list[NDArray[np.float32]],
+    chromas: list[NDArray[np.float32]],
+    size: tuple[int, int],
+    rim_near: float | None = None,
+    floor_near: list[float] | None = None,
+    nadir: tuple[float, float] | None = None,
+) -> _Found | None:
+    """The rim's inner edge and the floor's edge on each side (left, top, right, bottom) that
+    best explain the view: strong edges, the rim's top one colour all round, the floor's
+    rectangle in the rim's proportions, no shadow's edge, no edge left unexplained between
+    rim and floor (with the choice's score in step units and up to _RIM_ALTERNATIVES
+    runners-up's rims), or None when nothing fits. With `rim_near` (view pixels in from every
+    side) the rim's edge is the one within _RIM_NEAR_PX of it, and the proportions must agree
+    more closely (the view is then the rim's own, where the floor is exactly its scaled
+    copy); with `floor_near` (per side) the floor's edges are those within _REFINE_PX of
+    where an earlier look put them."""
+    width, height = size
+    options: list[list[_Choice]] = []
+    for side in range(4):
+        choices: list[_Choice] = []
+        for number, rim in enumerate(edges[side]):
+            if rim_near is not None:
+                if abs(rim.offset - rim_near) > _RIM_NEAR_PX:
+                    continue
+            elif number == 0:
+                # The rim's top lies outside its inner edge: some edge must show beyond it.
+                continue
+            # Just outside the edge, but not past the edge before it: a rim's top may be only a
+            # few pixels wide, and beyond it lie the table or the outer wall.
+            before = edges[side][number - 1].offset if number > 0 else 0.0
+            start = round(max(before + 1.0, rim.offset - 4.0))
+            stop = max(start + 1, round(rim.offset - 1.5))
+            rim_colour = colours[side][start:stop].mean(axis=0)
+            no_wall = np.full(3, np.nan, np.float32)
+            if floor_near is None or floor_near[side] <= rim.offset + _HIDDEN_IN_PX:
+                choices.append((rim, None, -_HIDDEN_COST, rim_colour, no_wall))
+            for floor in edges[side]:
+                if floor.offset <= rim.offset + 2:
+                    continue
+                if floor_near is not None and abs(floor.offset - floor_near[side]) > _REFINE_PX:
+                    continue
+                skipped = sum(
+                    e.step for e in edges[side] if rim.offset + 2.5 < e.offset < floor.offset - 2.5
+                )
+                gain = floor.step * (1 - _SHADOW_COST * floor.shadow_like) - _SKIPPED_COST * skipped
+                wall = no_wall
+                if floor.offset - rim.offset >= 6:
+                    band = chromas[side][round(rim.offset + 2) : round(floor.offset - 2)]
+                    wall = np.median(band, axis=0).astype(np.float32)
+                choices.append((rim, floor, gain, rim_colour, wall))
+        if not choices:
+            return None
+        options.append(choices)
+    index = np.meshgrid(*[np.arange(len(o)) for o in options], indexing="ij")
+    flat = [i.ravel() for i in index]
+    rim_at = [np.array([c[0].offset for c in o])[f] for o, f in zip(options, flat, strict=True)]
+    floor_at = [
+        np.array([np.nan if c[1] is None else c[1].offset for c in o])[f]
+        for o, f in zip(options, flat, strict=True)
+    ]
+    score = sum(
+        np.array([c[0].step + c[2] for c in o])[f] for o, f in zip(options, flat, strict=True)
+    )
+    rim_colours = np.stack(
+        [np.stack([c[3] for c in o])[f] for o, f in zip(options, flat, strict=True)]
+    )
+    spread = np.abs(rim_colours - np.median(rim_colours, axis=0)[None]).max(axis=(0, 2))
+    # The inner walls are one material: where two or more show, their chromaticities agree but
+    # for the lamp's and the room's tints; a band that also takes in shadowed floor does not.
+    walls = np.stack([np.stack([c[4] for c in o])[f] for o, f in zip(options, flat, strict=True)])
+    shown = np.isfinite(walls[..., 0])
+    filled = np.where(shown[..., None], walls, 0.0)
+    wall_mid = filled.sum(axis=0) / np.maximum(shown.sum(axis=0), 1)[:, None]
+    wall_gap = np.where(shown[..., None], np.abs(filled - wall_mid[None]), 0.0).max(axis=(0, 2))
+    hidden = [np.isnan(f) for f in floor_at]
+    rim_w = width - rim_at[0] - rim_at[2]
+    rim_h = height - rim_at[1] - rim_at[3]
+    scale_x = (width - floor_at[0] - floor_at[2]) / rim_w
+    scale_y = (height - floor_at[1] - floor_at[3]) / rim_h
+    x_hidden, y_hidden = hidden[0] | hidden[2], hidden[1] | hidden[3]
+    # A hidden side takes its scale from the other pair of sides (at most one side per pair).
+    # With one hidden in each pair nothing gives the scale: the hidden sides stay on the rim's
+    # edge, off by the hidden strip (small: the camera is then above a corner of the tray).
+    both = x_hidden & y_hidden
+    scale = np.where(x_hidden, scale_y, np.where(y_hidden, scale_x, 0.5 * (scale_x + scale_y)))
+    mismatch = np.where(x_hidden | y_hidden, 0.0, np.abs(scale_x - scale_y))
+    ok = ~(hidden[0] & hidden[2]) & ~(hidden[1] & hidden[3])
+    fills = [
+        np.where(hidden[0], width - floor_at[2] - scale * rim_w, floor_at[0]),
+        np.where(hidden[1], height - floor_at[3] - scale * rim_h, floor_at[1]),
+        np.where(hidden[2], width - floor_at[0] - scale * rim_w, floor_at[2]),
+        np.where(hidden[3], height - floor_at[1] - scale * rim_h, floor_at[3]),
+    ]
+    fills = [np.where(both & hidden[side], rim_at[side], fills[side]) for side in range(4)]
+    reach = _HIDDEN_OUT * max(width, height)
+    for side in range(4):
+        near = (fills[side] <= rim_at[side] + _HIDDEN_IN_PX) & (fills[side] >= rim_at[side] - reach)
+        ok &= ~hidden[side] | near
+    fitted_w = width - fills[0] - fills[2]
+    scale = np.where(both, fitted_w / rim_w, scale)
+    tolerance = _SCALE_TOLERANCE if rim_near is None else _SCALE_TOLERANCE_EXACT
+    ok &= (scale > 0.6) & (scale < 1.0) & (mismatch <= tolerance) & (spread <= _RIM_SPREAD)
+    fit = score - _SPREAD_COST * spread - 200.0 * mismatch - _WALL_COST * wall_gap
+    if nadir is not None:
+        fit = fit - _NADIR_COST * _faces_off(rim_at, floor_at, hidden, size, nadir)
+    total = np.where(ok, fit, -np.inf)
+    if not np.isfinite(total).any():
+        return None
+    best = int(np.argmax(total))
+    chosen = [options[side][int(flat[side][best])] for side in range(4)]
+    # The runners-up with other rims, best first: a strong crease may pass for the rim's edge
+    # here and be found out in the rim's own view.
+    others: list[list[_Edge]] = []
+    seen = {tuple(round(c[0].offset, 1) for c in chosen)}
+    for index in np.argsort(-total)[: 50 * (_RIM_ALTERNATIVES + 1)]:
+        if not np.isfinite(total[index]) or len(others) == _RIM_ALTERNATIVES:
+            break
+        rims = [options[side][int(flat[side][index])][0] for side in range(4)]
+        key = tuple(round(rim.offset, 1) for rim in rims)
+        if key not in seen:
+            seen.add(key)
+            others.append(rims)
+    return _Found(
+        [c[0] for c in chosen],
+        [float(fills[side][best]) for side in range(4)],
+        [c[1] for c in chosen],
+        float(total[best]),
+        others,
+        np.median(rim_colours[:, best], axis=0).astype(np.float32),
+        float(spread[best]),
+        float(scale[best]),
+    )
+
+
+def _faces_off(
+    rim_at: list[NDArray[np.float64]],
+    floor_at: list[NDArray[np.float64]],
+    hidden: list[NDArray[np.bool_]],
+    size: tuple[int, int],
+    nadir: tuple[float, float],
+) -> NDArray[np.float64]:
+    """Per choice: how many pixels the wall faces it sees and hides are off where the
+    picture's perspective puts the point below the camera (`nadir`, view pixels; see
+    _NADIR_SLACK).
+
+    The floor is the rim's outline scaled about that point by one less the walls' height
+    over the camera's: each wall's face shows that share of the way from the rim's edge to
+    the point, and hides the floor's edge when the point lies beyond it."""
+    width, height = size
+    towards = [
+        nadir[0] - rim_at[0],
+        nadir[1] - rim_at[1],
+        (width - rim_at[2]) - nadir[0],
+        (height - rim_at[3]) - nadir[1],
+    ]
+    faces = [np.where(hidden[side], 0.0, floor_at[side] - rim_at[side]) for side in range(4)]
+    seen = [~h for h in hidden]
+    # The share the faces show, fitted to the faces seen (least squares through nought).
+    product = sum(np.where(seen[k], faces[k] * towards[k], 0.0) for k in range(4))
+    square = sum(np.where(seen[k], towards[k] ** 2, 0.0) for k in range(4))
+    share = np.clip(product / np.maximum(square, 1e-6), 0.0, 0.5)
+    off = np.zeros(len(share), np.float64)
+    for side, extent in enumerate((width, height, width, height)):
+        slack = _NADIR_PX + share * _NADIR_SLACK * extent
+        expected = share * towards[side]
+        shown = np.maximum(np.abs(faces[side] - expected) - slack, 0.0)
+        behind = np.maximum(expected - _HIDDEN_IN_PX - slack, 0.0)
+        off += np.where(hidden[side], behind, shown)
+    return off
+
+
+def _fitted_line(steps: NDArray[np.float32], edge: _Edge, shift: float) -> _Curve | None:
+    """The edge as a curve offset = a + b * t + c * t^2 (t: pixels along the side), fitted to
+    where its step peaks on every line across the middle 80%, moved `shift` pixels inward. The
+    square term takes the lens's barrel distortion, which bows a long edge outward by a pixel
+    or three in the middle: a straight line through the middle would put the corners outside."""
+    depth, length = steps.shape[:2]
+    centre = round(edge.offset)
+    lo, hi = max(1, centre - 3), min(depth - 2, centre + 4)
+    if hi - lo < 3:
+        return None
+    along = np.arange(int(0.1 * length), int(0.9 * length))
+    values = edge.sign * steps[lo - 1 : hi + 1, along, edge.channel]
+    best = np.argmax(values[1:-1], axis=0) + 1
+    cols = np.arange(len(along))
+    before, at, after = values[best - 1, cols], values[best, cols], values[best + 1, cols]
+    curve = before - 2 * at + after
+    sub = np.where(curve < 0, 0.5 * (before - after) / np.where(curve < 0, curve, -1.0), 0.0)
+    offsets = lo - 1 + best + sub
+    usable = at >= 0.5 * edge.step
+    if usable.sum() < 0.3 * len(along):
+        return None
+    t, y = along[usable].astype(np.float64), offsets[usable].astype(np.float64)
+    for _ in range(2):
+        fit = np.polyfit(t, y, 2)
+        keep = np.abs(y - np.polyval(fit, t)) <= 1.5
+        if keep.sum() < 10:
+            break
+        t, y = t[keep], y[keep]
+    square, slope, intercept = (float(v) for v in np.polyfit(t, y, 2))
+    # Barrel distortion only bows an edge outward (offsets smallest mid-way), by a few pixels
+    # over the fitted stretch; any other bend is noise or something crossing the edge.
+    bow = square * (0.4 * length) ** 2
+    if not -_MAX_INWARD_BOW <= bow <= _MAX_BOW:
+        slope, intercept = (float(v) for v in np.polyfit(t, y, 1))
+        square = 0.0
+    else:
+        # The bend measured on one edge is noisy (a pixel either way): take half of it, the
+        # straight line's and the curve's corners averaged.
+        line_slope, line_intercept = (float(v) for v in np.polyfit(t, y, 1))
+        slope, intercept, square = (
+            0.5 * (slope + line_slope),
+            0.5 * (intercept + line_intercept),
+            0.5 * square,
+        )
+    return intercept + shift, slope, square
+
+
+def _fitted_outer(steps: NDArray[np.float32], reach: int) -> _Curve | None:
+    """The outline's own edge on one side (steps turned as `_sides_of` turns them), as a line
+    offset = a + b * t: where the colour steps most within `reach` pixels of where the outline
+    lies in the view (_VIEW_BORDER in), on every line across the middle 80%, fitted robustly;
+    the outline's side itself when `reach` is 0. None when too few lines show it."""
+    if reach == 0:
+        return float(_VIEW_BORDER), 0.0, 0.0
+    length = steps.shape[1]
+    along = np.arange(int(0.1 * length), int(0.9 * length))
+    start = max(0, _VIEW_BORDER - reach)
+    strength = np.abs(steps[start : _VIEW_BORDER + reach, along]).max(axis=2)
+    best = np.argmax(strength, axis=0)
+    usable = strength[best, np.arange(len(along))] >= 2 * _PEAK_STEP
+    if usable.sum() < 0.5 * len(along):
+        return None
+    t, y = along[usable].astype(np.float64), (start + best[usable]).astype(np.float64)
+    for _ in range(3):
+        slope, intercept = np.polyfit(t, y, 1)
+        keep = np.abs(y - (intercept + slope * t)) <= 1.5
+        if keep.sum() < 0.3 * len(along):
+            return None
+        t, y = t[keep], y[keep]
+    slope, intercept = np.polyfit(t, y, 1)
+    return float(intercept), float(slope), 0.0
+
+
+def floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """The floor's corners (4 x 2 picture pixels) found inside `outline` (the tray's outer
+    outline, picture pixels), or None when no rim and floor fit (see _rim_and_floor)."""
+    first = _look(empty, outline)
+    if first is None:
+        return None
+    view_size, matrix, edges, steps, found = first
+    # The coarse outline may be a few pixels off at a corner, which tilts its sides in the view
+    # and smears the median steps along them. Where a side's own edge does not show near it,
+    # straighten that side on the strongest edge further in and look again; the look whose
+    # rim and floor explain the edges better wins.
+    lost = [
+        not any(abs(e.offset - _VIEW_BORDER) < _OUTER_NEAR for e in edges[side])
+        for side in range(4)
+    ]
+    outer = [_fitted_outer(steps[side], _OUTER_REACH if lost[side] else 0) for side in range(4)]
+    if any(lost) and all(line is not None for line in outer):
+        sides = [line for line in outer if line is not None]
+        width, height = view_size
+        corners = np.array([_view_corner(sides, width, height, k) for k in range(4)], np.float64)
+        back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
+        second = _look(empty, np.asarray(back, np.float64).reshape(4, 2))
+        if second is not None and (
+            found is None or (second[4] is not None and second[4].score > found.score)
+        ):
+            view_size, matrix, edges, steps, found = second
+    if found is None:
+        return None
+    # Look once more through a view of the rim's inner edge just found: there the floor is
+    # exactly the rim's scaled copy (in the outline's view only nearly, the outline lying at
+    # other heights), so hidden sides are placed better and shadows fit worse. The runners-up's
+    # rims get the same look; the look that explains its view best wins (when the chosen rim's
+    # look finds nothing, a runner-up must also beat the first look, or the first look stands).
+    width, height = view_size
+    best_exact: _Look | None = None
+    for number, rim_edges in enumerate([found.rims, *found.others]):
+        chosen = None if best_exact is None else best_exact[4]
+        if number > 0 and chosen is not None and _convincing(chosen):
+            break
+        rim_sides = [_fitted_line(steps[side], rim_edges[side], 0.0) for side in range(4)]
+        if not all(side is not None for side in rim_sides):
+            continue
+        sides = [side for side in rim_sides if side is not None]
+        corners = np.array([_view_corner(sides, width, height, k) for k in range(4)], np.float64)
+        back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
+        earlier: NDArray[np.float64] | None = None
+        if number == 0:
+            # The chosen rim's look refines the floor chosen with it; the runners-up choose.
+            fills = found.offsets
+            quad = np.array(
+                [
+                    [fills[0], fills[1]],
+                    [width - 1 - fills[2], fills[1]],
+                    [width - 1 - fills[2], height - 1 - fills[3]],
+                    [fills[0], height - 1 - fills[3]],
+                ]
+            )
+            mapped = cv2.perspectiveTransform(quad.reshape(1, 4, 2), np.linalg.inv(matrix))
+            earlier = np.asarray(mapped, np.float64).reshape(4, 2)
+        exact = _look(
+            empty, np.asarray(back, np.float64).reshape(4, 2), float(_VIEW_BORDER), earlier
+        )
+        if exact is None or exact[4] is None:
+            continue
+        if number > 0 and best_exact is None and exact[4].score <= found.score:
+            # The chosen rim's own look found nothing: a runner-up must then explain its view
+            # better than the first look explained the outline's, or the first look stands.
+            continue
+        if number > 0 and _unlike_first_look(found, exact[4]):
+            continue
+        if best_exact is None or (
+            best_exact[4] is not None and exact[4].score > best_exact[4].score
+        ):
+            best_exact = exact
+    if best_exact is not None and best_exact[4] is not None:
+        view_size, matrix, edges, steps, found = (*best_exact[:4], best_exact[4])
+    rims, offsets, floors = found.rims, found.offsets, found.floors
+    width, height = view_size
+    lines: list[_Curve] = []
+    for side in range(4):
+        floor = floors[side]
+        edge = rims[side] if floor is None else floor
+        fitted = _fitted_line(steps[side], edge, offsets[side] - edge.offset)
+        lines.append((offsets[side], 0.0, 0.0) if fitted is None else fitted)
+    corners = np.array([_view_corner(lines, width, height, k) for k in range(4)], np.float64)
+    back = cv2.perspectiveTransform(corners.reshape(1, 4, 2), np.linalg.inv(matrix))
+    return np.asarray(back, np.float64).reshape(4, 2)
+
+
+class _Found(NamedTuple):
+    """The rim and floor one look chose (see `_rim_and_floor`)."""
+
+    rims: list[_Edge]
+    offsets: list[float]
+    """The floor's, view pixels in from each side."""
+    floors: list[_Edge | None]
+    """None where the floor's edge is hidden."""
+    score: float
+    others: list[list[_Edge]]
+    """The runners-up's rims."""
+    rim_colour: NDArray[np.float32]
+    """The rim top's colour (Lab, the median of its four sides)."""
+    rim_spread: float
+    """How far the rim top's sides' colours spread (Lab units)."""
+    scale: float
+    """The floor's size over the rim's inner outline's."""
+
+
+def _unlike_first_look(first: _Found, runner_up: _Found) -> bool:
+    """True when a runner-up's look found what cannot be the first look's tray: a floor
+    scaled otherwise (see _SCALE_AGREES), or a rim top of another colour than the first look's
+    when that showed one colour all round. The runner-up's "rim" or "floor" is then something
+    inside the tray, as a line of a checkerboard print."""
+    if abs(runner_up.scale - first.scale) > _SCALE_AGREES:
+        return True
+    if first.rim_spread > _RIM_ONE_COLOUR:
+        return False
+    return bool(np.abs(runner_up.rim_colour - first.rim_colour).max() > _RIM_SPREAD)
+
+
+def _convincing(found: _Found) -> bool:
+    """True when a choice needs no second opinion: every floor edge seen, none like a shadow's
+    (the runners-up's rims are looked through only otherwise, to save time)."""
+    return all(floor is not None and not floor.shadow_like for floor in found.floors)
+
+
+_Look = tuple[
+    tuple[int, int],
+    NDArray[np.float64],
+    list[list[_Edge]],
+    list[NDArray[np.float32]],
+    _Found | None,
+]
+"""One look: the view's size, its homography, edges and steps per side, the choice made."""
+
+
+def _look(
+    empty: BGRImage,
+    outline: NDArray[np.float64],
+    rim_near: float | None = None,
+    floor: NDArray[np.float64] | None = None,
+) -> _Look | None:
+    """One look through the top-down view of `outline`: the view's size, its homography, the
+    edges and steps per side (see _view_edges) and the rim and floor chosen (or None). With
+    `floor` (4 x 2 picture pixels, round the outline from its top-left) the floor's edges are
+    looked for only near its sides."""
+    view, matrix = _top_down_view(empty, outline)
+    height, width = view.shape[:2]
+    edges, colours, chromas, steps = _view_edges(view)
+    floor_near = None
+    if floor is not None:
+        seen = cv2.perspectiveTransform(floor.reshape(1, 4, 2), matrix).reshape(4, 2)
+        seen = seen[np.argsort(np.arctan2(*(seen - seen.mean(axis=0)).T[::-1]))]
+        seen = np.roll(seen, -int(np.argmin(seen.sum(axis=1))), axis=0)
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = seen
+        floor_near = [
+            0.5 * (x0 + x3),
+            0.5 * (y0 + y1),
+            width - 1 - 0.5 * (x1 + x2),
+            height - 1 - 0.5 * (y2 + y3),
+        ]
+    size = (width - 1, height - 1)
+    nadir = nadir_in_view(matrix, (empty.shape[1], empty.shape[0]))
+    found = _rim_and_floor(edges, colours, chromas, size, rim_near, floor_near, nadir)
+    return (width, height), matrix, edges, steps, found
+
+
+def _view_corner(lines: list[_Curve], width: int, height: int, k: int) -> list[float]:
+    """Corner k (top-left, top-right, bottom-right, bottom-left) of the floor in the view, where
+    its two sides cross. Sides are offset = a + b t + c t^2 in from their side's outermost pixel
+    row, t running down or right as `_sides_of` turns them: left x = f(y), top y = f(x), right
+    x = width - 1 - f(y), bottom y = height - 1 - f(x)."""
+    vertical = lines[0] if k in (0, 3) else lines[2]
+    horizontal = lines[1] if k in (0, 1) else lines[3]
+    v_sign, v_base = (1.0, 0.0) if k in (0, 3) else (-1.0, float(width - 1))
+    h_sign, h_base = (1.0, 0.0) if k in (0, 1) else (-1.0, float(height - 1))
+
+    def x_at(y: float) -> float:
+        a, b, c = vertical
+        return v_base + v_sign * (a + b * y + c * y * y)
+
+    def y_at(x: float) -> float:
+        a, b, c = horizontal
+        return h_base + h_sign * (a + b * x + c * x * x)
+
+    # The sides cross nearly square: going back and forth between them converges in a few steps.
+    x, y = x_at(h_base), h_base
+    for _ in range(8):
+        y = y_at(x)
+        x = x_at(y)
+    return [float(x), float(y)]
+
+
+__all__ = ["floor_in_view"]
