@@ -10,7 +10,6 @@ shadow on the floor. `floor_in_view` gives the floor's corners; see `_rim_and_fl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import cv2
@@ -19,6 +18,7 @@ from numpy.typing import NDArray
 
 from companion.vision.images import BGRImage
 from companion.vision.overhead import nadir_in_view
+from companion.vision.side_edges import PEAK_STEP, VIEW_BORDER, Edge, top_down_view, view_edges
 
 # --- The floor inside the rim: a second, sharper look in a top-down view of the outer outline.
 #
@@ -42,18 +42,6 @@ _MAX_BOW = 2.5
 _MAX_INWARD_BOW = 0.5
 # A side of the outline is where it should be when an edge shows within this many view pixels.
 _OUTER_NEAR = 5.0
-# The view's longer side, in pixels: a floor edge is placed to about a pixel, 0.25% of it.
-_VIEW_SIDE = 400
-# The view shows this many pixels around the outline, so that the outline's own edge shows as
-# an edge, outside the rim's inner edge (the rim's top always lies between the two).
-_VIEW_BORDER = 12
-# The rim and the floor's edges lie within this share of the view's side from the outline.
-_BAND_SHARE = 0.25
-# An edge is a step in the median colour along the whole line of at least this (Lab units
-# per pixel): a long straight edge, where print, grain or dots average out.
-_PEAK_STEP = 0.7
-# Edges kept per side, strongest first.
-_PEAKS_PER_SIDE = 6
 # The floor's width and height, over the rim's, agree to this much (corners found to a pixel
 # or two in a 400-pixel view, and lens distortion bends the sides a little).
 _SCALE_TOLERANCE = 0.015
@@ -109,12 +97,6 @@ _NADIR_COST = 0.5
 # (two blurred edges closer than that merge into one).
 _HIDDEN_OUT = 0.04
 _HIDDEN_IN_PX = 8.0
-# A shadow's edge: every channel darker outside (towards the wall) by a similar factor.
-_SHADOW_RATIO = 0.8
-_SHADOW_SPREAD = 2.2
-# Linear light (0..1) added to both sides of an edge before their ratio is taken (about three
-# 8-bit levels in the dark, where a camera's levels are coarsest).
-_SHADOW_FLOOR = 0.01
 # How much a shadow-like edge, an edge skipped between the rim and the floor (a wall has none
 # along its whole length) and a hidden floor edge count against a choice, in step units.
 _SHADOW_COST = 0.7
@@ -128,161 +110,13 @@ _Curve = tuple[float, float, float]
 """A side in the view: offset = a + b t + c t^2 pixels in from the view's edge, t along it."""
 
 
-@dataclass(frozen=True)
-class _Edge:
-    """A long edge parallel to one side of the view: `offset` in from that side (view pixels,
-    sub-pixel), `step` its median colour step (Lab units per pixel), `channel` the Lab channel
-    that steps most and `sign` its direction, and whether it looks like a shadow's edge."""
-
-    offset: float
-    step: float
-    channel: int
-    sign: float
-    shadow_like: bool
-
-
-def _top_down_view(
-    empty: BGRImage, outline: NDArray[np.float64]
-) -> tuple[NDArray[np.uint8], NDArray[np.float64]]:
-    """The picture warped so `outline` (4 x 2 picture pixels, any order) fills a view of about
-    _VIEW_SIDE pixels, inside a border of _VIEW_BORDER pixels, and the homography (picture
-    pixels to view pixels)."""
-    # Round the outline in the picture's clockwise order, from the corner nearest the top left:
-    # sorting by sums and differences (order_corners) mixes corners up near 45 degrees.
-    centre = outline.mean(axis=0)
-    turn = np.argsort(np.arctan2(outline[:, 1] - centre[1], outline[:, 0] - centre[0]))
-    quad = np.roll(outline[turn], -int(np.argmin(outline[turn].sum(axis=1))), axis=0)
-    across = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])
-    down = np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])
-    if across >= down:
-        width, height = _VIEW_SIDE, max(16, round(_VIEW_SIDE * down / across))
-    else:
-        width, height = max(16, round(_VIEW_SIDE * across / down)), _VIEW_SIDE
-    edge = _VIEW_BORDER
-    target = np.array(
-        [[edge, edge], [edge + width, edge], [edge + width, edge + height], [edge, edge + height]],
-        np.float32,
-    )
-    width, height = width + 2 * edge, height + 2 * edge
-    matrix = np.asarray(cv2.getPerspectiveTransform(quad.astype(np.float32), target), np.float64)
-    source = empty
-    shrink = max(across, down) / 2.0 / _VIEW_SIDE
-    if shrink > 1.3:
-        # Bilinear sampling of a picture shrunk that much aliases its noise: blur it first.
-        source = np.asarray(cv2.GaussianBlur(empty, (0, 0), float(0.5 * shrink)), np.uint8)
-    view = cv2.warpPerspective(
-        source, matrix, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    return np.asarray(view, np.uint8), matrix
-
-
-def _sides_of(array: NDArray[np.float32], side: int) -> NDArray[np.float32]:
-    """`array` (H x W x ...) turned so that the first axis runs inward from `side` (0 left,
-    1 top, 2 right, 3 bottom) and the second along it."""
-    if side == 0:
-        return np.swapaxes(array, 0, 1)
-    if side == 1:
-        return array
-    if side == 2:
-        return np.swapaxes(array, 0, 1)[::-1]
-    return array[::-1]
-
-
-_LINEAR = ((np.arange(256) / 255.0) ** 2.2).astype(np.float32)
-"""Linear light for each 8-bit level (a camera's tone curve taken as a 2.2 power)."""
-
-
-def _view_edges(
-    view: NDArray[np.uint8],
-) -> tuple[
-    list[list[_Edge]],
-    list[NDArray[np.float32]],
-    list[NDArray[np.float32]],
-    list[NDArray[np.float32]],
-]:
-    """Per side of the view (left, top, right, bottom): the long edges parallel to it within
-    _BAND_SHARE of it, the median Lab colour and the median chromaticity (linear channel over
-    channel sum) at every offset in from it (N x 3 each), and the inward colour change per Lab
-    channel at every pixel, turned as `_sides_of` turns it."""
-    smooth = np.asarray(cv2.GaussianBlur(view, (0, 0), 1.0), np.uint8)
-    lab = np.asarray(cv2.cvtColor(smooth.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab), np.float32)
-    linear = _LINEAR[smooth]
-    gx = np.stack([cv2.Sobel(c, cv2.CV_32F, 1, 0, ksize=3) / 8.0 for c in cv2.split(lab)], -1)
-    gy = np.stack([cv2.Sobel(c, cv2.CV_32F, 0, 1, ksize=3) / 8.0 for c in cv2.split(lab)], -1)
-    edges: list[list[_Edge]] = []
-    colours: list[NDArray[np.float32]] = []
-    chromas: list[NDArray[np.float32]] = []
-    steps: list[NDArray[np.float32]] = []
-    for side in range(4):
-        inward = (gx, gy, -gx, -gy)[side]
-        across = _sides_of(inward, side).shape[0]
-        depth = _VIEW_BORDER + int(_BAND_SHARE * (across - 2 * _VIEW_BORDER))
-        # Only the band searched (and a little beyond, for the colours inside its edges).
-        reach = min(across, depth + 8)
-        turned = np.ascontiguousarray(_sides_of(inward, side)[:reach])
-        length = turned.shape[1]
-        # The middle 80% of each line: the corners blur into the neighbouring side.
-        lo, hi = int(0.1 * length), int(0.9 * length)
-        # Every other pixel along the line: still some 130 or more votes for the median.
-        median = _row_medians(turned[:, lo:hi:2])
-        strength = np.abs(median).max(axis=1)
-        # Colours change slowly along a line: every fourth pixel gives their median.
-        colour = _row_medians(_sides_of(lab, side)[:reach, lo:hi:4])
-        light = _row_medians(_sides_of(linear, side)[:reach, lo:hi:4])
-        edges.append(_peaks(strength, median, light, depth))
-        colours.append(colour)
-        chromas.append(light / np.maximum(light.sum(axis=1, keepdims=True), 1e-6))
-        steps.append(turned)
-    return edges, colours, chromas, steps
-
-
-def _row_medians(values: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The median over the second axis of `values` (N x M x C), of its first M or M - 1
-    entries, whichever is odd (one partition, no averaging of two middles)."""
-    count = values.shape[1] - (1 - values.shape[1] % 2)
-    middle = count // 2
-    return np.asarray(np.partition(values[:, :count], middle, axis=1)[:, middle], np.float32)
-
-
-def _peaks(
-    strength: NDArray[np.float32],
-    median: NDArray[np.float32],
-    light: NDArray[np.float32],
-    depth: int,
-) -> list[_Edge]:
-    """The strongest local maxima of `strength` (per offset) before `depth`, as edges."""
-    inner = strength[1 : depth - 1]
-    is_peak = (inner >= strength[: depth - 2]) & (inner > strength[2:depth]) & (inner >= _PEAK_STEP)
-    found = np.flatnonzero(is_peak) + 1
-    found = found[np.argsort(-strength[found], kind="stable")][:_PEAKS_PER_SIDE]
-    edges = []
-    for index in sorted(int(i) for i in found):
-        before, at, after = (float(v) for v in strength[index - 1 : index + 2])
-        curve = before - 2 * at + after
-        offset = index + (0.5 * (before - after) / curve if curve < 0 else 0.0)
-        channel = int(np.argmax(np.abs(median[index])))
-        outside = light[max(0, index - 6) : max(1, index - 3)].mean(axis=0)
-        inside = light[index + 4 : index + 7].mean(axis=0) if index + 7 <= len(light) else outside
-        # A channel the shadow leaves only a few levels of is mostly noise and rounding: the
-        # same small amount of light added to both sides keeps it from swaying the ratio.
-        ratio = (outside + _SHADOW_FLOOR) / (inside + _SHADOW_FLOOR)
-        shadow_like = bool(
-            np.all(ratio < _SHADOW_RATIO)
-            and float(ratio.max()) < _SHADOW_SPREAD * float(ratio.min())
-        )
-        edges.append(
-            _Edge(offset, at, channel, float(np.sign(median[index, channel])), shadow_like)
-        )
-    return edges
-
-
-_Choice = tuple[_Edge, "_Edge | None", float, NDArray[np.float32], NDArray[np.float32]]
+_Choice = tuple[Edge, "Edge | None", float, NDArray[np.float32], NDArray[np.float32]]
 """One side's choice: the rim's edge, the floor's (None: hidden), the floor's gain, the rim's
 colour, the wall's chromaticity between them (NaN where no wall shows)."""
 
 
 def _rim_and_floor(
-    edges: list[list[_Edge]],
+    edges: list[list[Edge]],
     colours: list[NDArray[np.float32]],
     chromas: list[NDArray[np.float32]],
     size: tuple[int, int],
@@ -395,7 +229,7 @@ def _rim_and_floor(
     chosen = [options[side][int(flat[side][best])] for side in range(4)]
     # The runners-up with other rims, best first: a strong crease may pass for the rim's edge
     # here and be found out in the rim's own view.
-    others: list[list[_Edge]] = []
+    others: list[list[Edge]] = []
     seen = {tuple(round(c[0].offset, 1) for c in chosen)}
     for index in np.argsort(-total)[: 50 * (_RIM_ALTERNATIVES + 1)]:
         if not np.isfinite(total[index]) or len(others) == _RIM_ALTERNATIVES:
@@ -454,7 +288,7 @@ def _faces_off(
     return off
 
 
-def _fitted_line(steps: NDArray[np.float32], edge: _Edge, shift: float) -> _Curve | None:
+def _fitted_line(steps: NDArray[np.float32], edge: Edge, shift: float) -> _Curve | None:
     """The edge as a curve offset = a + b * t + c * t^2 (t: pixels along the side), fitted to
     where its step peaks on every line across the middle 80%, moved `shift` pixels inward. The
     square term takes the lens's barrel distortion, which bows a long edge outward by a pixel
@@ -504,16 +338,16 @@ def _fitted_line(steps: NDArray[np.float32], edge: _Edge, shift: float) -> _Curv
 def _fitted_outer(steps: NDArray[np.float32], reach: int) -> _Curve | None:
     """The outline's own edge on one side (steps turned as `_sides_of` turns them), as a line
     offset = a + b * t: where the colour steps most within `reach` pixels of where the outline
-    lies in the view (_VIEW_BORDER in), on every line across the middle 80%, fitted robustly;
+    lies in the view (VIEW_BORDER in), on every line across the middle 80%, fitted robustly;
     the outline's side itself when `reach` is 0. None when too few lines show it."""
     if reach == 0:
-        return float(_VIEW_BORDER), 0.0, 0.0
+        return float(VIEW_BORDER), 0.0, 0.0
     length = steps.shape[1]
     along = np.arange(int(0.1 * length), int(0.9 * length))
-    start = max(0, _VIEW_BORDER - reach)
-    strength = np.abs(steps[start : _VIEW_BORDER + reach, along]).max(axis=2)
+    start = max(0, VIEW_BORDER - reach)
+    strength = np.abs(steps[start : VIEW_BORDER + reach, along]).max(axis=2)
     best = np.argmax(strength, axis=0)
-    usable = strength[best, np.arange(len(along))] >= 2 * _PEAK_STEP
+    usable = strength[best, np.arange(len(along))] >= 2 * PEAK_STEP
     if usable.sum() < 0.5 * len(along):
         return None
     t, y = along[usable].astype(np.float64), (start + best[usable]).astype(np.float64)
@@ -539,8 +373,7 @@ def floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.f
     # straighten that side on the strongest edge further in and look again; the look whose
     # rim and floor explain the edges better wins.
     lost = [
-        not any(abs(e.offset - _VIEW_BORDER) < _OUTER_NEAR for e in edges[side])
-        for side in range(4)
+        not any(abs(e.offset - VIEW_BORDER) < _OUTER_NEAR for e in edges[side]) for side in range(4)
     ]
     outer = [_fitted_outer(steps[side], _OUTER_REACH if lost[side] else 0) for side in range(4)]
     if any(lost) and all(line is not None for line in outer):
@@ -587,7 +420,7 @@ def floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.f
             mapped = cv2.perspectiveTransform(quad.reshape(1, 4, 2), np.linalg.inv(matrix))
             earlier = np.asarray(mapped, np.float64).reshape(4, 2)
         exact = _look(
-            empty, np.asarray(back, np.float64).reshape(4, 2), float(_VIEW_BORDER), earlier
+            empty, np.asarray(back, np.float64).reshape(4, 2), float(VIEW_BORDER), earlier
         )
         if exact is None or exact[4] is None:
             continue
@@ -619,13 +452,13 @@ def floor_in_view(empty: BGRImage, outline: NDArray[np.float64]) -> NDArray[np.f
 class _Found(NamedTuple):
     """The rim and floor one look chose (see `_rim_and_floor`)."""
 
-    rims: list[_Edge]
+    rims: list[Edge]
     offsets: list[float]
     """The floor's, view pixels in from each side."""
-    floors: list[_Edge | None]
+    floors: list[Edge | None]
     """None where the floor's edge is hidden."""
     score: float
-    others: list[list[_Edge]]
+    others: list[list[Edge]]
     """The runners-up's rims."""
     rim_colour: NDArray[np.float32]
     """The rim top's colour (Lab, the median of its four sides)."""
@@ -656,7 +489,7 @@ def _convincing(found: _Found) -> bool:
 _Look = tuple[
     tuple[int, int],
     NDArray[np.float64],
-    list[list[_Edge]],
+    list[list[Edge]],
     list[NDArray[np.float32]],
     _Found | None,
 ]
@@ -670,12 +503,12 @@ def _look(
     floor: NDArray[np.float64] | None = None,
 ) -> _Look | None:
     """One look through the top-down view of `outline`: the view's size, its homography, the
-    edges and steps per side (see _view_edges) and the rim and floor chosen (or None). With
+    edges and steps per side (see view_edges) and the rim and floor chosen (or None). With
     `floor` (4 x 2 picture pixels, round the outline from its top-left) the floor's edges are
     looked for only near its sides."""
-    view, matrix = _top_down_view(empty, outline)
+    view, matrix = top_down_view(empty, outline)
     height, width = view.shape[:2]
-    edges, colours, chromas, steps = _view_edges(view)
+    edges, colours, chromas, steps = view_edges(view)
     floor_near = None
     if floor is not None:
         seen = cv2.perspectiveTransform(floor.reshape(1, 4, 2), matrix).reshape(4, 2)
