@@ -5,7 +5,10 @@ outline, and then of the rim's inner edge found in it, shows each side's long ed
 inner edge and the floor's edge are chosen among them by geometry (the floor is the rim's
 rectangle scaled about the point below the camera) and by what lies between (one wall
 material, no unexplained edge), which tells the floor/wall crease from the edge of the rim's
-shadow on the floor. `floor_in_view` gives the floor's corners; see `rim_and_floor`.
+shadow on the floor. The edges come from side_edges and the choice from rim_and_floor; this
+module holds the looks (`floor_in_view` gives the floor's corners): the outline's sides
+straightened where they are off, the runners-up's rims looked through, and the chosen edges
+fitted, bowed as the lens bows them, and crossed at the floor's corners.
 """
 
 from __future__ import annotations
@@ -95,10 +98,10 @@ def _fitted_line(steps: NDArray[np.float32], edge: Edge, shift: float) -> _Curve
 
 
 def _fitted_outer(steps: NDArray[np.float32], reach: int) -> _Curve | None:
-    """The outline's own edge on one side (steps turned as `_sides_of` turns them), as a line
-    offset = a + b * t: where the colour steps most within `reach` pixels of where the outline
-    lies in the view (VIEW_BORDER in), on every line across the middle 80%, fitted robustly;
-    the outline's side itself when `reach` is 0. None when too few lines show it."""
+    """The outline's own edge on one side (steps turned as `side_edges._sides_of` turns them),
+    as a line offset = a + b * t: where the colour steps most within `reach` pixels of where the
+    outline lies in the view (VIEW_BORDER in), on every line across the middle 80%, fitted
+    robustly; the outline's side itself when `reach` is 0. None when too few lines show it."""
     if reach == 0:
         return float(VIEW_BORDER), 0.0, 0.0
     length = steps.shape[1]
@@ -252,8 +255,8 @@ def _look(
 def _view_corner(lines: list[_Curve], width: int, height: int, k: int) -> list[float]:
     """Corner k (top-left, top-right, bottom-right, bottom-left) of the floor in the view, where
     its two sides cross. Sides are offset = a + b t + c t^2 in from their side's outermost pixel
-    row, t running down or right as `_sides_of` turns them: left x = f(y), top y = f(x), right
-    x = width - 1 - f(y), bottom y = height - 1 - f(x)."""
+    row, t running down or right as `side_edges._sides_of` turns them: left x = f(y), top
+    y = f(x), right x = width - 1 - f(y), bottom y = height - 1 - f(x)."""
     vertical = lines[0] if k in (0, 3) else lines[2]
     horizontal = lines[1] if k in (0, 1) else lines[3]
     v_sign, v_base = (1.0, 0.0) if k in (0, 3) else (-1.0, float(width - 1))

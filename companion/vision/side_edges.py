@@ -58,7 +58,7 @@ def top_down_view(
     _VIEW_SIDE pixels, inside a border of VIEW_BORDER pixels, and the homography (picture
     pixels to view pixels)."""
     # Round the outline in the picture's clockwise order, from the corner nearest the top left:
-    # sorting by sums and differences (order_corners) mixes corners up near 45 degrees.
+    # sorting by sums and differences (corners.order_corners) mixes corners up near 45 degrees.
     centre = outline.mean(axis=0)
     turn = np.argsort(np.arctan2(outline[:, 1] - centre[1], outline[:, 0] - centre[0]))
     quad = np.roll(outline[turn], -int(np.argmin(outline[turn].sum(axis=1))), axis=0)

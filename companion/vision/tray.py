@@ -1,17 +1,20 @@
-"""Finding the tray in the empty picture, and the perspective warp to a top-down view of it.
+"""Finding the tray in the empty picture: `find_tray`, and its first look for the outline.
 
 `find_tray` returns the outline of the tray's floor (where the floor meets the inner walls), not
 the rim's outer edge: the floor is the plane the cubes lie on, so the warp to a top-down view
-is exact for it (the rim is 10-25 mm higher and would be warped with a parallax error that
-depends on the tilt), and its size in the view stands for the cube size. The floor's outline
-is the one whose error hurts most when it falls inside the floor (a cube against the wall left
-out), so the view keeps VIEW_MARGIN around it, where the walls and any shortfall are seen.
+(tray_view) is exact for it (the rim is 10-25 mm higher and would be warped with a parallax
+error that depends on the tilt), and its size in the view stands for the cube size. The floor's
+outline is the one whose error hurts most when it falls inside the floor (a cube against the
+wall left out), so the view keeps tray_view.VIEW_MARGIN around it, where the walls and any
+shortfall are seen.
 
-The outline is found in two stages: long straight edges (a Hough transform) give candidate
-quadrilaterals and the tray's outer outline; then top-down views of that outline, and of the
-rim's inner edge found in it, tell the floor's edge from the rim's shadow on the floor by
-geometry (the floor is the rim's rectangle scaled about the point below the camera) and by
-what lies between (one wall material, no unexplained edge). See `_rim_and_floor`.
+The outline is found in two stages. This module holds the first: long straight edges (a Hough
+transform) give candidate quadrilaterals and the tray's outer outline, and, should the second
+stage find nothing, the innermost nested outline without a shadow-like side. The second,
+floor_edge.floor_in_view, looks through top-down views of that outline, and of the rim's inner
+edge found in it, and tells the floor's edge from the rim's shadow on the floor by geometry (the
+floor is the rim's rectangle scaled about the point below the camera) and by what lies between
+(one wall material, no unexplained edge). See `rim_and_floor.rim_and_floor`.
 """
 
 from __future__ import annotations
@@ -399,8 +402,8 @@ def find_tray(empty: BGRImage) -> Corners | None:
     shows one outline; a tray shows its rim around its floor), when the tray is cut by the
     picture's edge, or when nothing is found. Then a sharper look in a top-down view of the
     largest outline picks the rim's inner edge and the floor's edge on each side (see
-    _rim_and_floor): the floor is the rim's rectangle scaled about the point below the camera,
-    which tells the floor/wall crease from the edge of the rim's shadow on the floor.
+    rim_and_floor.rim_and_floor): the floor is the rim's rectangle scaled about the point below
+    the camera, which tells the floor/wall crease from the edge of the rim's shadow on the floor.
 
     When the first look finds no nested outline, or the sharper look finds no floor in it, a
     second look counts each line's votes over neighbouring distances: a side bowed by the lens
