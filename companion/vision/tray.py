@@ -512,3 +512,6 @@ def _shadow_edge(bgr: NDArray[np.float32], quad: NDArray[np.float64], side: int)
         return False
     chroma_gap = float(np.abs(inner / inner_sum - outer / outer_sum).max())
     return chroma_gap < _SHADOW_CHROMA
+
+
+__all__ = ["find_tray"]
