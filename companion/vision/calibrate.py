@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -14,6 +13,13 @@ from companion.core.cubes import COLOURS, Colour
 from companion.vision.arrays import grown, square_around
 from companion.vision.colours import chroma, distances2, hue_apart
 from companion.vision.corners import Corners, whole_picture
+from companion.vision.cube_regions import (
+    CubeRegions,
+    cube_area,
+    cube_regions,
+    plausible,
+    smallest_cube,
+)
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import find_cubes, profile_evidence
 from companion.vision.doubts import region_counts, shade_by_group
@@ -67,21 +73,6 @@ MIN_SHADE = 20
 NOT_THE_CUBE_D2 = 25.0
 
 
-@dataclass(frozen=True)
-class CubeRegions:
-    """Cube regions found in one colour picture (view pixels)."""
-
-    mask: Mask
-    areas: list[float]
-    regions: NDArray[np.int32]
-    cube: Mask
-    """Pixels that are cube rather than the shadow it casts."""
-    singles: list[float]
-    """Areas of the regions whose outline is one compact square (one cube alone)."""
-    dark: Mask
-    """The darker part of each region that is mostly shade: a dark cube, or a shadow."""
-
-
 # Cubes in one colour picture are of two colours when their hue angles differ this much
 # (degrees), or when one is grey (chroma below GREY_CHROMA) and the other clearly coloured.
 MIXED_HUE_DEGREES = 60.0
@@ -124,140 +115,6 @@ ALIKE = 12.0
 # out of the local noise (`quiet_differences`): a cube's blurred edge differs from the floor
 # too, if less than the threshold that outlined it.
 COVER_REACH = 2.0
-# A region whose pixels are mostly shadow-like is a dark cube (or a cube the tray's colour):
-# then its darker part is the cube, the lighter part its shadow.
-MOSTLY_SHADOW = 0.5
-# Such a region's unshaded part is a lit cube when it covers this share of the region and is
-# at most this much darker (L) than the floor beneath.
-LIT_SHARE = 0.15
-LIT_DARKER = 3.0
-# Nor is its darker part the cube when the rest of it holds this much firm non-shade (pixels
-# left after a one-pixel erosion, in squared cube sides): more than one whole cube top (a top
-# of 11 pixels keeps 0.67 of its square). Swept from 0.15 to 1.0, path-traced set A read
-# 102-107 of 153 pictures right against 95 without the test (at 0.6 one set-up was refused),
-# set B 68-76 of 120 against 71; at 1.5, 96 and 72.
-# Lower values learn the colours closer to the cubes (mean CIE76 error 9.8 -> 6.7 at 0.3,
-# 7.9 at 0.8) but leave more shade to pass for black, and at 0.3 and 0.5 one held-out set-up
-# of the shared renderer learned a shadow offset just under CAST_AT_LEAST and gave a sure
-# reading that missed a cube. At 0.8 no sure reading went wrong on either renderer.
-FIRM_CUBE = 0.8
-# The shadow's sweep is taken off a colour picture's cube region (`_without_cast`) when it
-# leaves at least this share of the region's cube pixels.
-MOSTLY_CAST = 0.3
-
-
-def cube_regions(
-    comparison: Comparison, reference: Reference, offset: tuple[float, float] | None = None
-) -> CubeRegions:
-    """Changed regions of a colour picture (cube and its shadow; `comparison`: the picture
-    compared with the empty tray's `reference`), and their cube pixels; given where shadows
-    fall from their cubes (`offset`, view pixels), without the part of each region its cube
-    casts."""
-    mask = comparison.changed & reference.inside
-    kernel = np.ones((3, 3), np.uint8)
-    cleaned = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, kernel)
-    n, regions, stats, _ = cv2.connectedComponentsWithStats(cleaned, connectivity=4)
-    areas = [float(stats[i, cv2.CC_STAT_AREA]) for i in range(1, n)]
-    cube = cleaned.astype(np.bool_) & ~comparison.shadow_like
-    shaded: list[tuple[slice, slice, Mask, Mask]] = []
-    lit = np.zeros_like(cube)
-    lit_area = shaded_area = 0.0
-    for index in range(1, n):
-        x, y, w, h = (int(v) for v in stats[index, :4])
-        inside = regions[y : y + h, x : x + w] == index
-        shadowy = comparison.shadow_like[y : y + h, x : x + w] & inside
-        if shadowy.sum() < MOSTLY_SHADOW * inside.sum():
-            continue
-        # A cube no darker than the floor (white on a cream print under warm light) is its
-        # lit part: its shade is only the shadow it casts. A dark cube leaves only a few
-        # mixed edge pixels outside its shade, and those are darker than the floor.
-        rest = inside & ~shadowy
-        lightness = comparison.lab[y : y + h, x : x + w, 0] - reference.lab[y : y + h, x : x + w, 0]
-        if (
-            rest.sum() >= LIT_SHARE * inside.sum()
-            and float(np.median(lightness[rest])) > -LIT_DARKER
-        ):
-            lit_area += areas[index - 1]
-            lit[y : y + h, x : x + w] |= inside
-            continue
-        # A cube unlike shade (a grey cube on purple print) shows itself whole beside the
-        # shadow it casts: then that shadow, however large, is no part of the cube.
-        firm = cv2.erode(rest.astype(np.uint8), kernel)
-        if int(firm.sum()) >= FIRM_CUBE * reference.cube_side**2:
-            continue
-        ratio = comparison.ratio[y : y + h, x : x + w]
-        darker = shadowy & (ratio <= np.median(ratio[shadowy]))
-        shaded.append((slice(y, y + h), slice(x, x + w), darker, inside))
-        shaded_area += areas[index - 1]
-    dark = np.zeros_like(cube)
-    # All cubes of a picture are one colour: when most of them show themselves lit, a region
-    # that is all shade is a shadow whose cube it lost touch with, not a dark cube. Such a
-    # shadow lies beside its cube; one farther than a cube's side from every lit region is a
-    # dark cube all the same (dark cubes by a wall can pass for lit ones).
-    beside_lit = grown(lit, reference.cube_side)
-    for rows, columns, darker, inside in shaded:
-        dark[rows, columns] |= darker
-        if lit_area <= shaded_area or not (beside_lit[rows, columns] & inside).any():
-            cube[rows, columns] |= darker
-    if offset is not None:
-        cube = _without_cast(
-            cube, cleaned.astype(np.bool_), np.asarray(regions, np.int32), n, offset
-        )
-    singles = []
-    for index in range(1, n):
-        ys, xs = np.nonzero(regions == index)
-        points = np.stack([xs, ys], axis=1).astype(np.float32)
-        if len(points) >= 20 and looks_single(points):
-            singles.append(areas[index - 1])
-    return CubeRegions(
-        cleaned.astype(np.bool_), areas, np.asarray(regions, np.int32), cube, singles, dark
-    )
-
-
-def _without_cast(
-    cube: Mask, changed: Mask, regions: NDArray[np.int32], n: int, offset: tuple[float, float]
-) -> Mask:
-    """`cube` without the shadow: a cube and the shadow it casts change the cube's square
-    swept along the shadow's `offset`, so a pixel of the cube has the whole way along the
-    offset from it changed, and a pixel of its shadow runs off the far end.
-
-    Shade alone cannot tell them apart: a black or brown cube reads as deep shade of most
-    prints, and half the shadow of a brown one on cyan print fails the shadow test; learning
-    from both, the dark colours' models took in the print's shade. In path-traced set-up
-    A 009 black was learned at (36, -11, 12) where its cubes' tops measure (25, 0, 3), now
-    (30, -6, 7), and brown at (39, -1, 8) against (39, 11, 20), now (38, 4, 13).
-
-    A region left with under MOSTLY_CAST of its cube pixels does not look like a cube and
-    its shadow (the shadow on a wall beyond the view, or lost on the print) and keeps them
-    all."""
-    dx, dy = round(offset[0]), round(offset[1])
-    way = np.zeros((abs(dy) + 1, abs(dx) + 1), np.uint8)
-    start = (max(0, -dx), max(0, -dy))
-    cv2.line(way, start, (start[0] + dx, start[1] + dy), 1)
-    # Erosion by the way: a pixel stays when every pixel along it from there is changed.
-    along = cv2.erode(
-        changed.astype(np.uint8), way, anchor=start, borderType=cv2.BORDER_CONSTANT, borderValue=0
-    ).astype(np.bool_)
-    before = np.bincount(regions[cube], minlength=n)
-    after = np.bincount(regions[cube & along], minlength=n)
-    cast = after >= MOSTLY_CAST * before
-    cast[0] = False
-    kept: Mask = cube & (along | ~cast[regions])
-    return kept
-
-
-def _cube_area(areas: list[float]) -> float:
-    """One cube's area from region areas where some regions may hold several touching cubes.
-
-    Starts from the smaller regions (single cubes are the most common) and re-estimates the
-    area as total area over total whole cubes, twice.
-    """
-    values = np.array(sorted(areas), np.float64)
-    estimate = float(np.percentile(values, 30))
-    for _ in range(3):
-        counts = np.maximum(1, np.round(values / estimate))
-        estimate = float(values.sum() / counts.sum())
-    return estimate
 
 
 def unstable_pixels(views: Mapping[Colour, BGRImage], reference: Reference) -> Mask:
@@ -299,16 +156,6 @@ def quiet_differences(differences: list[FloatImage], covered: list[Mask]) -> Flo
     upper = np.take_along_axis(values, (clean // 2)[None], axis=0)[0]
     middle = np.where(clean > 0, 0.5 * (lower + upper), 0.0)
     return np.asarray(cv2.dilate(middle.astype(np.float32), np.ones((3, 3), np.uint8)), np.float32)
-
-
-def _smallest_cube(view: TrayView) -> float:
-    """The least area (view pixels) a cube can have: the tray is at most 40 cubes wide."""
-    return float((max(view.width, view.height) / 40.0) ** 2)
-
-
-def _plausible(areas: list[float], minimum: float) -> list[float]:
-    """Region areas big enough to be a cube rather than noise."""
-    return [a for a in areas if a >= minimum]
 
 
 def calibrate(
@@ -412,17 +259,17 @@ def _measure_side(empty: BGRImage, per_colour: Mapping[Colour, BGRImage], view: 
     reference = Reference.prepare(empty_view, view.tray_mask(), guess)
     areas: list[float] = []
     singles: list[float] = []
-    minimum = _smallest_cube(view)
+    minimum = smallest_cube(view)
     for picture in per_colour.values():
         found = cube_regions(compare(view.warp(picture), reference), reference)
-        singles.extend(_plausible(found.singles, minimum))
-        areas.extend(_plausible(found.areas, minimum))
+        singles.extend(plausible(found.singles, minimum))
+        areas.extend(plausible(found.areas, minimum))
     if not areas:
         raise CalibrationError("no cubes found in any colour picture; check the pictures")
     # Lone cubes show the size best; touching ones only help when none lies alone.
     if len(singles) >= 3:
         return float(np.sqrt(np.median(singles)))
-    return float(np.sqrt(_cube_area(areas)))
+    return float(np.sqrt(cube_area(areas)))
 
 
 def _learn(
@@ -446,7 +293,7 @@ def _learn(
     noise: list[float] = []
     all_areas: list[float] = []
     all_singles: list[float] = []
-    minimum = max(_smallest_cube(view), (TARGET_SIDE * 0.4) ** 2)
+    minimum = max(smallest_cube(view), (TARGET_SIDE * 0.4) ** 2)
     for colour in COLOURS:
         picture_view = views[colour]
         comparison = compare(picture_view, first)
@@ -455,8 +302,8 @@ def _learn(
         found[colour] = regions
         comparisons[colour] = comparison
         debug(f"{colour.value}-regions", regions.mask)
-        all_areas.extend(_plausible(regions.areas, minimum))
-        all_singles.extend(_plausible(regions.singles, minimum))
+        all_areas.extend(plausible(regions.areas, minimum))
+        all_singles.extend(plausible(regions.singles, minimum))
     if not all_areas:
         raise CalibrationError("no cubes found in any colour picture; check the pictures")
     # Within half a cube of the walls every picture still counts: the shade the calibration
@@ -467,7 +314,7 @@ def _learn(
         [comparisons[c].difference for c in COLOURS],
         [grown(found[c].mask, COVER_REACH) & floor for c in COLOURS],
     )
-    typical = float(np.median(all_singles)) if len(all_singles) >= 3 else _cube_area(all_areas)
+    typical = float(np.median(all_singles)) if len(all_singles) >= 3 else cube_area(all_areas)
     side = float(np.sqrt(typical))
     models: dict[Colour, ColourModel] = {}
     for colour in COLOURS:
@@ -737,7 +584,7 @@ def _colour_model(
     # White cubes under a bright lamp clip: a darker exposure later shows a hue clipping hid.
     saturated = comparison.saturated
     clipped = saturated is not None and float(saturated[core].mean()) > CLIPPED_SHARE
-    own_area = _cube_area(areas)
+    own_area = cube_area(areas)
     # One picture's cubes may all touch; trust its own area only when it agrees with the rest.
     if not 0.6 * typical <= own_area <= 1.6 * typical:
         own_area = typical

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.vision.calibrate import cube_regions
+from companion.vision.cube_regions import cube_regions
 from companion.vision.segment import Reference, compare
 
 SIDE = 11

@@ -10,7 +10,8 @@ from companion.core.cubes import Colour
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import Profile, read_tray
 from companion.vision.arrays import grown
-from companion.vision.calibrate import COVER_REACH, cube_regions, quiet_differences, unstable_pixels
+from companion.vision.calibrate import COVER_REACH, quiet_differences, unstable_pixels
+from companion.vision.cube_regions import cube_regions
 from companion.vision.found import Found
 from companion.vision.likelihood import cast_shadows
 from companion.vision.patches import evidence_patches, patch_masses
