@@ -10,13 +10,13 @@ from companion.core.cubes import Colour
 from companion.devices.tray_render import CalibrationSet
 from companion.vision import Profile, read_tray
 from companion.vision.arrays import grown
-from companion.vision.calibrate import COVER_REACH, quiet_differences, unstable_pixels
 from companion.vision.cube_regions import cube_regions
 from companion.vision.found import Found
 from companion.vision.likelihood import cast_shadows
 from companion.vision.patches import evidence_patches, patch_masses
 from companion.vision.profile import encode_png
 from companion.vision.segment import Reference, compare
+from companion.vision.setup_noise import COVER_REACH, quiet_differences, unstable_pixels
 from companion.vision.shadow import SHADE_STEPS, ShadowLine, darkening, learn, linear
 
 SIDE = 11.0
