@@ -20,6 +20,7 @@ from companion.vision.cube_regions import (
     plausible,
     smallest_cube,
 )
+from companion.vision.cube_side import footprint_side, measure_side
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.detect import find_cubes, profile_evidence
 from companion.vision.doubts import region_counts, shade_by_group
@@ -36,13 +37,7 @@ from companion.vision.mixed import (
     unlike_floor,
 )
 from companion.vision.patches import evidence_patches, looks_single, patch_masses
-from companion.vision.profile import (
-    ColourModel,
-    Profile,
-    ShadowModel,
-    encode_noise_map,
-    encode_png,
-)
+from companion.vision.profile import ColourModel, Profile, ShadowModel, encode_noise_map, encode_png
 from companion.vision.segment import CLIPPED, Comparison, Reference, compare
 from companion.vision.setup_noise import COVER_REACH, quiet_differences, unstable_pixels
 from companion.vision.shadow import ShadowLine
@@ -60,8 +55,6 @@ MAX_VIEW = 900
 COVARIANCE_FLOOR = (6.0, 2.0, 2.0)
 # The view is learned again when the cubes' own size differs from TARGET_SIDE by more than this.
 RESCALE_BEYOND = 0.12
-# Regions of a colour's evidence smaller than this (view pixels) are specks, not cubes.
-FOOTPRINT_MIN = 12.0
 # A cube in a colour picture is another colour's when that colour's model explains it this
 # well (squared Mahalanobis distance, 3 sigma).
 STRANGER_FIT_D2 = 9.0
@@ -142,18 +135,18 @@ def calibrate(
         corners = whole_picture(width, height)
     # First pass at native scale: only to measure the cube size.
     first_scale = min(1.0, MAX_VIEW / max(width, height))
-    side = _measure_side(empty, per_colour, view_for(corners, first_scale))
+    side = measure_side(empty, per_colour, view_for(corners, first_scale))
     scale = first_scale * min(1.0, TARGET_SIDE / side)
     profile = _learn(empty, per_colour, view_for(corners, scale), tray_found, debug)
     # The changed regions that gave the first side include the side faces and the shadow
     # (1.1 to 2.6 times a cube's top, depending on the light). The colour models now tell
     # cube from shadow: measure again on the cubes alone, and learn again at the view size
     # that gives them TARGET_SIDE pixels.
-    cube = _footprint_side(profile, per_colour)
+    cube = footprint_side(profile, per_colour)
     if cube is not None and abs(cube / TARGET_SIDE - 1.0) > RESCALE_BEYOND and scale < 1.0:
         scale = min(1.0, scale * TARGET_SIDE / cube)
         profile = _learn(empty, per_colour, view_for(corners, scale), tray_found, debug)
-        cube = _footprint_side(profile, per_colour)
+        cube = footprint_side(profile, per_colour)
     # The colours are learned again from the cubes alone, now that the shadow's offset says
     # which part of a changed region is the shadow. The side stays as the first colours
     # measured it: measured again with these, path-traced sets A, B and C read 10 more
@@ -168,59 +161,6 @@ def calibrate(
     counted = _count_own_pictures(profile, per_colour)
     _check_counted_alike(profile, counted)
     return _measure_areas(profile, counted)
-
-
-def _footprint_side(profile: Profile, per_colour: Mapping[Colour, BGRImage]) -> float | None:
-    """The side (view pixels) of the square one lone cube's own colour covers: the median
-    over the calibration pictures' lone cubes of the area their colour's evidence fills.
-    None when no cube lies alone."""
-    prepared = profile.prepared()
-    areas: list[float] = []
-    for index, colour in enumerate(COLOURS):
-        comparison = compare(profile.view.warp(per_colour[colour]), prepared.reference)
-        plane = profile_evidence(comparison, profile).maps[index]
-        strong = (plane >= np.float32(0.5)).astype(np.uint8)
-        n, regions, stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
-        for region in range(1, n):
-            area = float(stats[region, cv2.CC_STAT_AREA])
-            if area < FOOTPRINT_MIN:
-                continue
-            ys, xs = np.nonzero(regions == region)
-            if looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
-                areas.append(area)
-    return lone_cube_side(areas)
-
-
-def lone_cube_side(areas: list[float]) -> float | None:
-    """The side of the square of a cube's area from lone regions' areas (None when none)."""
-    if not areas:
-        return None
-    # Lone regions are mostly single cubes; a heap or a speck is far from the median. (Two
-    # regions far apart in size leave none near their median: then the median is all there is.)
-    middle = float(np.median(areas))
-    typical = [a for a in areas if 0.5 * middle <= a <= 1.6 * middle] or [middle]
-    return float(np.sqrt(np.median(typical)))
-
-
-def _measure_side(empty: BGRImage, per_colour: Mapping[Colour, BGRImage], view: TrayView) -> float:
-    """Cube side in this view's pixels, from all colour pictures together."""
-    empty_view = view.warp(empty)
-    # A provisional side of 1/25 of the tray only sets the blur for this first pass.
-    guess = max(view.width, view.height) / 25.0
-    reference = Reference.prepare(empty_view, view.tray_mask(), guess)
-    areas: list[float] = []
-    singles: list[float] = []
-    minimum = smallest_cube(view)
-    for picture in per_colour.values():
-        found = cube_regions(compare(view.warp(picture), reference), reference)
-        singles.extend(plausible(found.singles, minimum))
-        areas.extend(plausible(found.areas, minimum))
-    if not areas:
-        raise CalibrationError("no cubes found in any colour picture; check the pictures")
-    # Lone cubes show the size best; touching ones only help when none lies alone.
-    if len(singles) >= 3:
-        return float(np.sqrt(np.median(singles)))
-    return float(np.sqrt(cube_area(areas)))
 
 
 def _learn(

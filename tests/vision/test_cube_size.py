@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from companion.vision.calibrate import lone_cube_side
+from companion.vision.cube_side import lone_cube_side
 
 
 def test_the_side_comes_from_the_regions_near_the_median() -> None:
