@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.arrays import grown, square_around
+from companion.vision.colour_models import colour_model, cores
 from companion.vision.colours import chroma, distances2, hue_apart
 from companion.vision.corners import Corners, whole_picture
 from companion.vision.cube_regions import (
@@ -50,16 +51,11 @@ from companion.vision.tray_view import TrayView, view_for
 TARGET_SIDE = 11.0
 # A view never grows beyond the input picture, nor beyond this size (pixels).
 MAX_VIEW = 900
-# Covariance floor added to every colour model (L, a, b variances): JPEG and noise differ
-# between shots, and a model learned from few pixels must not be over-sure.
-COVARIANCE_FLOOR = (6.0, 2.0, 2.0)
 # The view is learned again when the cubes' own size differs from TARGET_SIDE by more than this.
 RESCALE_BEYOND = 0.12
 # A cube in a colour picture is another colour's when that colour's model explains it this
 # well (squared Mahalanobis distance, 3 sigma).
 STRANGER_FIT_D2 = 9.0
-# A colour whose cube pixels are this often clipped in its picture is known only roughly.
-CLIPPED_SHARE = 0.5
 # Pixels of shade and of cube a picture needs to tell where its cubes' shadows fall.
 MIN_SHADE = 20
 # A changed pixel of a colour picture this far (squared Mahalanobis) from the picture's own
@@ -209,7 +205,7 @@ def _learn(
     side = float(np.sqrt(typical))
     models: dict[Colour, ColourModel] = {}
     for colour in COLOURS:
-        models[colour] = _colour_model(colour, found[colour], comparisons[colour], typical, side)
+        models[colour] = colour_model(colour, found[colour], comparisons[colour], typical, side)
     _check_distinct(models, found, comparisons, typical, first.lab)
     shadow = _shadow_model(models, comparisons, first)
     provisional = Profile(
@@ -438,63 +434,6 @@ def _middle_shade(comparison: Comparison, cube: Found, reach: int) -> float:
     return float(comparison.shadow_like[square].mean())
 
 
-def _cores(found: CubeRegions, typical: float, side: float) -> tuple[Mask, list[float]]:
-    """Inner pixels of the cube-sized regions (edges mix with the tray) and their areas."""
-    keep = np.zeros_like(found.mask)
-    areas: list[float] = []
-    for index, area in enumerate(found.areas, start=1):
-        if area < 0.4 * typical:
-            continue
-        areas.append(area)
-        keep |= found.regions == index
-    distance = cv2.distanceTransform(keep.astype(np.uint8), cv2.DIST_L2, 3)
-    core: Mask = (distance > max(1.5, side * 0.15)) & found.cube
-    return core, areas
-
-
-def _colour_model(
-    colour: Colour, found: CubeRegions, comparison: Comparison, typical: float, side: float
-) -> ColourModel:
-    """Robust Lab statistics and the cube area of one colour's picture."""
-    core, areas = _cores(found, typical, side)
-    lab = comparison.lab
-    if not areas or core.sum() < 10:
-        raise CalibrationError(
-            f"no cubes found in the {colour.value} picture; put at least one {colour.value} "
-            "cube in the tray and take it again (if they were there, they look like the tray "
-            "itself: a lamp from one side makes their edges and shadows show)"
-        )
-    pixels = lab[core].astype(np.float64)
-    centre = np.median(pixels, axis=0)
-    spread = np.median(np.abs(pixels - centre), axis=0) * 1.4826 + 1.0
-    inliers = pixels[np.all(np.abs(pixels - centre) <= 3.5 * spread, axis=1)]
-    if len(inliers) < 10:
-        inliers = pixels
-    mean = inliers.mean(axis=0)
-    covariance = np.cov(inliers.T) + np.diag(COVARIANCE_FLOOR)
-    # White cubes under a bright lamp clip: a darker exposure later shows a hue clipping hid.
-    saturated = comparison.saturated
-    clipped = saturated is not None and float(saturated[core].mean()) > CLIPPED_SHARE
-    own_area = cube_area(areas)
-    # One picture's cubes may all touch; trust its own area only when it agrees with the rest.
-    if not 0.6 * typical <= own_area <= 1.6 * typical:
-        own_area = typical
-    cubes_seen = int(max(1, round(sum(areas) / own_area)))
-    m = (float(mean[0]), float(mean[1]), float(mean[2]))
-    c = covariance
-    return ColourModel(
-        mean=m,
-        covariance=(
-            (float(c[0, 0]), float(c[0, 1]), float(c[0, 2])),
-            (float(c[1, 0]), float(c[1, 1]), float(c[1, 2])),
-            (float(c[2, 0]), float(c[2, 1]), float(c[2, 2])),
-        ),
-        cube_area=own_area,
-        cubes_seen=cubes_seen,
-        clipped=clipped,
-    )
-
-
 def _other_hue(
     lab: NDArray[np.float64], centre: NDArray[np.float64], degrees: float | None = None
 ) -> bool:
@@ -617,7 +556,7 @@ def _check_distinct(
     side = float(np.sqrt(typical))
     for index, colour in enumerate(COLOURS):
         regions = found[colour]
-        core, _ = _cores(regions, typical, side)
+        core, _ = cores(regions, typical, side)
         strangers: list[str] = []
         medians: list[NDArray[np.float64]] = []
         for number, area in enumerate(regions.areas, start=1):
