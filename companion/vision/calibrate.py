@@ -6,12 +6,10 @@ from collections import Counter
 from collections.abc import Mapping
 
 import numpy as np
-from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.arrays import grown, square_around
-from companion.vision.colour_models import colour_model, cores
-from companion.vision.colours import chroma, distances2, hue_apart
+from companion.vision.colour_models import colour_model
 from companion.vision.corners import Corners, whole_picture
 from companion.vision.cube_regions import (
     CubeRegions,
@@ -26,20 +24,16 @@ from companion.vision.detect import find_cubes, profile_evidence
 from companion.vision.doubts import region_counts, shade_by_group
 from companion.vision.errors import CalibrationError
 from companion.vision.found import Found
-from companion.vision.images import BGRImage, FloatImage, Mask
+from companion.vision.images import BGRImage, FloatImage
 from companion.vision.mixed import (
     floor_change,
-    floor_in_shade,
-    lighter_kind,
-    two_colours,
-    two_kinds,
-    unlike_floor,
 )
-from companion.vision.patches import evidence_patches, looks_single, patch_masses
+from companion.vision.patches import evidence_patches, patch_masses
 from companion.vision.profile import ColourModel, Profile, encode_noise_map, encode_png
 from companion.vision.segment import CLIPPED, Comparison, Reference, compare
 from companion.vision.setup_noise import COVER_REACH, quiet_differences, unstable_pixels
-from companion.vision.shadow_model import NOT_THE_CUBE_D2, shadow_model
+from companion.vision.shadow_model import shadow_model
+from companion.vision.strangers import check_distinct
 from companion.vision.tray import find_tray
 from companion.vision.tray_view import TrayView, view_for
 
@@ -50,28 +44,8 @@ TARGET_SIDE = 11.0
 MAX_VIEW = 900
 # The view is learned again when the cubes' own size differs from TARGET_SIDE by more than this.
 RESCALE_BEYOND = 0.12
-# A cube in a colour picture is another colour's when that colour's model explains it this
-# well (squared Mahalanobis distance, 3 sigma).
-STRANGER_FIT_D2 = 9.0
 
 
-# Cubes in one colour picture are of two colours when their hue angles differ this much
-# (degrees), or when one is grey (chroma below GREY_CHROMA) and the other clearly coloured.
-MIXED_HUE_DEGREES = 60.0
-GREY_CHROMA = 8.0
-HUE_CHROMA = 15.0
-# Cubes this much darker (L) than the picture's typical cube are in shade and not compared.
-SHADED_LIGHTNESS = 10.0
-SHADED_HUE_DEGREES = 100.0
-# Of two such cubes, one is a stray only when another colour's model explains it this much
-# better (Mahalanobis units) than the picture's own. A cube of the picture's colour blurred
-# with the print beside it can come out a hair nearer another model: on path-traced B, a
-# black on green print fitted brown at 1.7 and black at 2.0 once the tray outline moved
-# under half a pixel, and a good set was refused. (Calibration checks, 5 seeds: the same
-# 104 of 165 mixed sets refused and the same clean sets accepted with 0.5 as with none;
-# with 1.0, one mixed set fewer in the warm condition alone.)
-PAIR_MARGIN = 0.5
-COLOURED_CHROMA = 22.0
 # A cube that counting with the learned colours gives another colour than its picture's, this
 # surely, is a stranger (see `_check_counted_alike`).
 STRANGER_CONFIDENCE = 0.8
@@ -198,7 +172,7 @@ def _learn(
     models: dict[Colour, ColourModel] = {}
     for colour in COLOURS:
         models[colour] = colour_model(colour, found[colour], comparisons[colour], typical, side)
-    _check_distinct(models, found, comparisons, typical, first.lab)
+    check_distinct(models, found, comparisons, typical, first.lab)
     shadow = shadow_model(models, comparisons, first)
     provisional = Profile(
         picture_width=empty.shape[1],
@@ -278,7 +252,7 @@ def _check_counted_alike(profile: Profile, counted: Counted) -> None:
     """CalibrationError when counting a colour picture with the learned colours surely finds
     cubes of another colour in it.
 
-    The check while learning (`_check_distinct`) trusts only cubes lying alone; cubes of two
+    The check while learning (`check_distinct`) trusts only cubes lying alone; cubes of two
     colours touching in one picture slip past it and make that colour's model a blend of
     both. Counting shows it: the strangers, fitting their own colour's model better, are
     counted as that colour, or the blended model takes the other picture's cubes for its
@@ -332,181 +306,3 @@ def _middle_shade(comparison: Comparison, cube: Found, reach: int) -> float:
     shade (see `Comparison.shadow_like`)."""
     square = square_around(round(cube.x), round(cube.y), reach)
     return float(comparison.shadow_like[square].mean())
-
-
-def _other_hue(
-    lab: NDArray[np.float64], centre: NDArray[np.float64], degrees: float | None = None
-) -> bool:
-    """Whether a cube's colour is another hue than the picture's typical cube.
-
-    Shade lowers lightness and chroma but keeps the hue angle; two colours differ in hue
-    angle (both coloured) or one is grey (black, white) where the other is coloured.
-    """
-    own, typical = chroma(lab), chroma(centre)
-    if min(own, typical) < GREY_CHROMA:
-        return max(own, typical) > COLOURED_CHROMA
-    if min(own, typical) < HUE_CHROMA:
-        return False  # too grey for a trustworthy hue angle, too coloured to call grey
-    limit = MIXED_HUE_DEGREES if degrees is None else degrees
-    return hue_apart(lab, centre) > limit
-
-
-def _stray_group(
-    comparison: Comparison,
-    floor: FloatImage,
-    found: CubeRegions,
-    core: Mask,
-    side: float,
-    index: int,
-    models: tuple[NDArray[np.float32], NDArray[np.float32]],
-) -> list[str]:
-    """The colour of a group of whole cubes in one colour picture that is another colour
-    than the rest (see `mixed`), named by the other pictures' models; empty when none."""
-    # A black stray among lit cubes is all shade, which the core leaves out as a shadow:
-    # the regions' darker parts are looked at too.
-    groups = two_colours(comparison.lab, floor, core | found.dark, found.regions, side)
-    if groups is None:
-        return []
-    means, inverses = models
-    pair = np.array(groups, np.float32)
-    d2 = distances2(pair, means, inverses)
-    d2[:, index] = np.inf
-    stray = int(np.argmin(d2.min(axis=1)))
-    other = int(np.argmin(d2[stray]))
-    if not (two_kinds(*groups) or lighter_kind(groups[stray], groups[1 - stray])):
-        return []
-    # The stray is surely that colour, and the rest surely not.
-    if d2[stray, other] <= STRANGER_FIT_D2 and d2[1 - stray, other] > NOT_THE_CUBE_D2:
-        return [COLOURS[other].value]
-    return []
-
-
-def pair_strangers(
-    medians: list[NDArray[np.float64]],
-    means: NDArray[np.float32],
-    inverses: NDArray[np.float32],
-    index: int,
-) -> list[str]:
-    """The other colours that lone cubes of one colour picture (their median Lab) turn out
-    to be, judged two by two (`index`: the picture's colour among the models).
-
-    Two colours in one picture make one broad model that explains both; the cubes
-    themselves then disagree in hue (a, b); lightness is left out, shading varies it.
-    """
-    strangers: list[str] = []
-    for i, first in enumerate(medians):
-        for second in medians[i + 1 :]:
-            # One in shade has its hue drift (yellow turns olive): ask for a wider gap.
-            shaded = abs(first[0] - second[0]) > SHADED_LIGHTNESS
-            if not _other_hue(first, second, SHADED_HUE_DEGREES if shaded else None):
-                continue
-            pair = np.array([first, second], np.float32)
-            d2 = distances2(pair, means, inverses)
-            # Either of the two may be the stranger (the broad model sits between them): it
-            # is the one another colour's own model explains well, and clearly better than
-            # the picture's own (else it is an odd cube of the picture's colour, see
-            # PAIR_MARGIN).
-            alone = np.sqrt(d2[:, index])
-            d2[:, index] = np.inf
-            for member in range(2):
-                other = int(np.argmin(d2[member]))
-                fits = d2[member, other] <= STRANGER_FIT_D2
-                if fits and alone[member] - np.sqrt(d2[member, other]) >= PAIR_MARGIN:
-                    strangers.append(COLOURS[other].value)
-    return strangers
-
-
-def lone_cube_colour(
-    pixels: NDArray[np.float64],
-    means: NDArray[np.float32],
-    inverses: NDArray[np.float32],
-    index: int,
-) -> NDArray[np.float64]:
-    """The colour a lone cube region's pixels (N x 3, Lab) stand for: their median, or the
-    median of their lit part (the lightest quarter) when that is lighter by what shade takes
-    (SHADED_LIGHTNESS) and, of all the models, nearest the picture's own colour (`index`).
-
-    A cube standing tilted shows a side face in shade beside its top, in view as large as
-    the top or larger, darker and greyer than it: the region's median is the face's, which
-    passes for black. Its lit top tells its colour."""
-    median = np.median(pixels, axis=0)
-    lit = np.median(pixels[pixels[:, 0] >= np.percentile(pixels[:, 0], 75)], axis=0)
-    if lit[0] - median[0] < SHADED_LIGHTNESS:
-        return median
-    # (The lit quarter of a dark cube is mostly its edge blurred with the print: it must be
-    # the picture's colour before any other.)
-    d2 = distances2(lit[None, :].astype(np.float32), means, inverses)[0]
-    own = int(np.argmin(d2)) == index and float(d2[index]) <= STRANGER_FIT_D2
-    return lit if own else median
-
-
-def _check_distinct(
-    models: dict[Colour, ColourModel],
-    found: dict[Colour, CubeRegions],
-    comparisons: dict[Colour, Comparison],
-    typical: float,
-    floor: FloatImage,
-) -> None:
-    """CalibrationError when a colour picture holds cubes that look like another colour
-    (`floor`: the empty tray in Lab, view pixels)."""
-    means = np.array([models[c].mean for c in COLOURS], np.float32)
-    inverses = np.array(
-        [np.linalg.inv(np.array(models[c].covariance)) for c in COLOURS], np.float32
-    )
-    side = float(np.sqrt(typical))
-    for index, colour in enumerate(COLOURS):
-        regions = found[colour]
-        core, _ = cores(regions, typical, side)
-        strangers: list[str] = []
-        medians: list[NDArray[np.float64]] = []
-        for number, area in enumerate(regions.areas, start=1):
-            if not 0.6 * typical <= area <= 1.8 * typical:
-                continue
-            region = regions.regions == number
-            inner = core & region
-            ys, xs = np.nonzero(region)
-            # Only lone cubes testify: odd shapes are shadows, rim glints or cube heaps.
-            if inner.sum() < 5 or not looks_single(np.stack([xs, ys], axis=1).astype(np.float32)):
-                continue
-            # A patch of print the exposure changed is no cube of any colour, nor a shadow
-            # that keeps the print's hue.
-            if not unlike_floor(comparisons[colour].lab, floor, inner) or floor_in_shade(
-                comparisons[colour].lab, floor, inner
-            ):
-                continue
-            region_lab = lone_cube_colour(
-                comparisons[colour].lab[inner].astype(np.float64), means, inverses, index
-            )
-            medians.append(region_lab)
-            d2 = distances2(region_lab[None, :].astype(np.float32), means, inverses)[0]
-            best = int(np.argmin(d2))
-            own = float(np.sqrt(d2[index]))
-            # Shading and highlights spread a colour widely: only a region clearly outside
-            # its own colour and clearly inside another is a stranger.
-            # A region darker than the colour's own range is a shadow or shaded side, not a
-            # stranger (a darker cube among lighter ones is left to the hue test below).
-            # (A darker cube of another hue, black in the blue picture, is no such shade.)
-            darker = region_lab[0] < means[index][0] - 2.0 * np.sqrt(
-                models[colour].covariance[0][0]
-            ) and not _other_hue(region_lab, means[index].astype(np.float64), SHADED_HUE_DEGREES)
-            # And a real stranger is a cube of another colour: that colour's own model, learned
-            # from its own picture, explains it well.
-            fits_other = d2[best] <= STRANGER_FIT_D2
-            if (
-                best != index
-                and not darker
-                and fits_other
-                and own > 4.0
-                and own - np.sqrt(d2[best]) > 3.0
-            ):
-                strangers.append(COLOURS[best].value)
-        strangers += pair_strangers(medians, means, inverses, index)
-        if not strangers:
-            strangers = _stray_group(
-                comparisons[colour], floor, regions, core, side, index, (means, inverses)
-            )
-        if strangers:
-            raise CalibrationError(
-                f"the {colour.value} picture holds cubes that look {', '.join(sorted(set(strangers)))}; "
-                f"take it again with only {colour.value} cubes in the tray"
-            )

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from companion.core.cubes import COLOURS, Colour
-from companion.vision.calibrate import lone_cube_colour, pair_strangers
 from companion.vision.mixed import floor_in_shade, lighter_kind, two_colours, two_kinds
+from companion.vision.strangers import lone_cube_colour, pair_strangers
 
 SIDE = 11.0
 RED = (40.0, 50.0, 35.0)
