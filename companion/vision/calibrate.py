@@ -1,4 +1,14 @@
-"""Learning a camera set-up from an empty-tray picture and one picture per cube colour."""
+"""Learning a camera set-up from an empty-tray picture and one picture per cube colour.
+
+This module holds `calibrate`, which runs the steps in order, and `_learn`, one pass of learning
+in a given view; the steps live in modules of their own. The cube's side, which sets the view's
+scale, is measured in cube_side; a colour picture's changed regions are told apart into cube and
+shadow in cube_regions; what the set-up itself changes between shots (the unstable pixels, the
+local noise) is learned in setup_noise; each colour's model comes from colour_models, the check
+that no picture holds cubes of another colour from strangers, and the set-up's shadow from
+shadow_model. Last, counted_pictures counts the pictures with the learned profile, refuses a set
+whose pictures count as holding strangers, and measures the areas counting weighs cubes by.
+"""
 
 from __future__ import annotations
 

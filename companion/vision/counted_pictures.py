@@ -105,16 +105,16 @@ def check_counted_alike(profile: Profile, counted: Counted) -> None:
     """CalibrationError when counting a colour picture with the learned colours surely finds
     cubes of another colour in it.
 
-    The check while learning (`check_distinct`) trusts only cubes lying alone; cubes of two
-    colours touching in one picture slip past it and make that colour's model a blend of
-    both. Counting shows it: the strangers, fitting their own colour's model better, are
-    counted as that colour, or the blended model takes the other picture's cubes for its
-    own. Only sure strangers on the floor count: whatever lies on the rim changes with the
-    light between shots. Black is left out: shadows on a dark print read as black cubes.
-    And only where the picture differs from the empty tray as much as a cube does: on vivid
-    print near the top of the camera's range an exposure change leaves a trace that the
-    per-channel level mapping cannot undo, and a cube-sized patch of it can fit the colour
-    printed there (bright green print, the green model).
+    The check while learning (`strangers.check_distinct`) trusts only cubes lying alone; cubes
+    of two colours touching in one picture slip past it and make that colour's model a blend of
+    both. Counting shows it: the strangers, fitting their own colour's model better, are counted
+    as that colour, or the blended model takes the other picture's cubes for its own. Only sure
+    strangers on the floor count: whatever lies on the rim changes with the light between shots.
+    Black is left out: shadows on a dark print read as black cubes. And only where the picture
+    differs from the empty tray as much as a cube does: on vivid print near the top of the
+    camera's range an exposure change leaves a trace that the per-channel level mapping cannot
+    undo, and a cube-sized patch of it can fit the colour printed there (bright green print, the
+    green model).
     """
     reference = profile.prepared().reference
     # Where the empty tray was at the camera's limit, a darker picture shows a colour the

@@ -3,10 +3,11 @@
 Each colour picture must hold cubes of its own colour alone: a stray cube of another colour
 makes that colour's model a blend of both. Once every colour is learned, each picture's lone
 cubes are judged against all the models (`check_distinct`): one clearly outside its picture's
-colour and well inside another's, two of another hue each other (`pair_strangers`), or a
-group of whole cubes of another colour than the rest (see `mixed`) refuse the set. A lone
-cube's colour is its lit top's where it stands tilted (`lone_cube_colour`). Shade darkens and
-greys a colour but keeps its hue, so the hue tests ask for wider gaps in shade.
+colour and well inside another's, of two lone cubes of different hues, one that another colour's
+model fits (`pair_strangers`), or a group of whole cubes of another colour than the rest (see
+`mixed`) refuse the set. A lone cube's colour is its lit top's where it stands tilted
+(`lone_cube_colour`). Shade darkens and greys a colour but keeps its hue, so the hue tests ask
+for wider gaps in shade.
 """
 
 from __future__ import annotations
