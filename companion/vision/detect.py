@@ -1,14 +1,8 @@
-"""Finding cubes one by one: peaks of per-colour evidence at the size of a cube.
+"""Finding the cubes in the top-down view: the steps of counting, in order.
 
-In the top-down view a cube has a known size (the profile's `cube_side`). Each colour's
-evidence map is averaged over a box a little smaller than a cube; a cube gives a peak where
-that box lies on it. Touching cubes of one colour give one flat top together, so the box
-average is lowered by the evidence in a ring around the box: the ring is emptiest at each
-cube's own centre. Peaks closer than most of a cube's side to a stronger one are the same
-cube. A compact patch of one colour that no peak took, well clear of the cubes found, is a
-cube too faint for a peak, counted in doubt. What the peaks leave unexplained (changed area
-no cube covers, shadow with no cube beside it, colours between two models) makes the reading
-unsure.
+In the view a cube has a known size (the profile's `cube_side`), so each colour's evidence,
+averaged over a box a little smaller than a cube, peaks on every cube of that colour (how,
+and how touching cubes are told apart, is `peaks`'s to say).
 
 `find_cubes` runs the steps in order, each in a module of its own: the peaks (`peaks`) become
 found cubes (`found`) once the filters have taken out those that are a cast shadow (`cast`)
