@@ -300,6 +300,23 @@ def test_a_bumped_camera_moves_the_tray_in_the_picture() -> None:
     assert shift > 1.0
 
 
+def test_a_knocked_camera_keeps_its_lens() -> None:
+    # Knocked, this set-up's camera may no longer fit the whole tray in its picture: widening
+    # the view to fit it zoomed out by up to 17%, which no knock does.
+    cal = calibration_set(428648480, "bumped", tests=4, image_size=SMALL)
+    lens = backdrop_for(cal.setup).camera.focal_px
+    refitted = []
+    for shot in cal.tests:
+        knocked = shot.scene.setup
+        assert knocked.camera != cal.setup.camera
+        assert backdrop_for(knocked).camera.focal_px == pytest.approx(lens, rel=1e-9)
+        loose = dataclasses.replace(
+            knocked, camera=dataclasses.replace(knocked.camera, lens_fixed=False)
+        )
+        refitted.append(backdrop_for(loose).camera.focal_px / lens)
+    assert min(refitted) < 0.97, refitted
+
+
 def test_a_session_video_reads_back_with_its_truth(tmp_path: Path) -> None:
     frames = session_frames(3, drops=1, still=2, image_size=SMALL)
     truth_path = write_video(frames, tmp_path / "session.avi")

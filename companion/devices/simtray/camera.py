@@ -67,7 +67,7 @@ def camera_for(
 ) -> PinholeCamera:
     """The camera of `pose` for a picture of `image_size` (width, height) pixels; its field of
     view is widened when needed so every world point in `must_see` (N x 3 mm) lies at least
-    `margin` (fraction of the picture) inside the frame."""
+    `margin` (fraction of the picture) inside the frame, unless the pose's lens is fixed."""
     width, height = image_size
     alpha = math.radians(pose.tilt_deg)
     phi = math.radians(pose.tilt_azimuth_deg)
@@ -92,5 +92,6 @@ def camera_for(
     need_y = float(np.max(np.abs(cam[:, 1] / cam[:, 2])))
     limit_x = (width / 2.0) * (1.0 - 2.0 * margin)
     limit_y = (height / 2.0) * (1.0 - 2.0 * margin)
-    focal = min(focal, limit_x / max(need_x, 1e-6), limit_y / max(need_y, 1e-6))
+    if not pose.lens_fixed:
+        focal = min(focal, limit_x / max(need_x, 1e-6), limit_y / max(need_y, 1e-6))
     return PinholeCamera(width, height, focal, cx, cy, rotation, centre, pose.distortion_k1)

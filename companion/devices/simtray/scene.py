@@ -61,8 +61,9 @@ class CameraPose:
     The camera looks at (target_x_mm, target_y_mm) on the floor from `height_mm` above it,
     displaced `tilt_deg` off vertical towards `tilt_azimuth_deg` (0 = +x, the picture's right);
     `yaw_deg` turns the picture about the optical axis; `hfov_deg` is the horizontal field of
-    view (widened if the whole tray would not fit in the picture); `distortion_k1` is the
-    lens's radial distortion (0 none, about -0.08 a cheap webcam's barrel).
+    view (widened if the whole tray would not fit in the picture, unless `lens_fixed`: a
+    camera knocked after calibration keeps its lens); `distortion_k1` is the lens's radial
+    distortion (0 none, about -0.08 a cheap webcam's barrel).
     """
 
     height_mm: float
@@ -73,6 +74,7 @@ class CameraPose:
     target_x_mm: float = 0.0
     target_y_mm: float = 0.0
     distortion_k1: float = 0.0
+    lens_fixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -410,11 +412,21 @@ def _sleeve(rng: np.random.Generator) -> RGB8 | None:
 
 
 def _bumped(setup: SetUp, rng: np.random.Generator) -> SetUp:
-    """`setup` with its camera knocked: moved 4-12 mm across the tray and turned 1-3 degrees."""
+    """`setup` with its camera knocked: moved 4-12 mm across the tray and turned 1-3 degrees,
+    with the lens it had (the field of view the set-up's camera was widened to, if it was:
+    a knock does not zoom, though the tray may then reach the picture's edge)."""
+    # Imported here: both modules build on this one's set-ups.
+    from companion.devices.simtray.backdrop import tray_points
+    from companion.devices.simtray.camera import camera_for
+
+    lens = camera_for(setup.camera, setup.image_size, tray_points(setup.tray))
+    hfov = math.degrees(2.0 * math.atan(setup.image_size[0] / 2.0 / lens.focal_px))
     angle = rng.uniform(0.0, 2 * math.pi)
     shift = rng.uniform(4.0, 12.0)
     camera = replace(
         setup.camera,
+        hfov_deg=hfov,
+        lens_fixed=True,
         target_x_mm=setup.camera.target_x_mm + shift * math.cos(angle),
         target_y_mm=setup.camera.target_y_mm + shift * math.sin(angle),
         yaw_deg=setup.camera.yaw_deg + float(rng.choice([-1.0, 1.0]) * rng.uniform(1.0, 3.0)),
