@@ -157,8 +157,11 @@ def _learn(
     models: dict[Colour, ColourModel] = {}
     for colour in COLOURS:
         models[colour] = colour_model(colour, found[colour], comparisons[colour], typical, side)
-    check_distinct(models, found, comparisons, typical, first.lab)
     shadow = shadow_model(models, comparisons, first)
+    # Where the shadows fall tells a cube's shadow cast clear of it from a dark stray cube.
+    check_distinct(
+        models, found, comparisons, typical, first.lab, None if shadow is None else shadow.offset
+    )
     provisional = Profile(
         picture_width=empty.shape[1],
         picture_height=empty.shape[0],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -34,6 +35,11 @@ GREY_GAP = 40.0
 HUE_GAP = 12.0
 # A group of cubes this much lighter (L) than the rest is looked at for another kind too.
 LIGHTER = 8.0
+# A group's pixels in one region make a cube only when they are this wide (cube sides) in
+# every direction (the short side of their smallest rectangle): a cube's inner pixels measure
+# 0.57-0.73, the strip of a rim a brighter exposure changed 0.09 (the shared renderer,
+# set-up 226464714: a black picture refused for holding yellow cubes).
+CUBE_WIDTH = 0.3
 # A cube differs from the empty tray beneath it by at least this (CIE76; a black cube on a
 # warm print measured 20, print patches changed by the exposure 7-9).
 FLOOR_GAP = 15.0
@@ -55,9 +61,10 @@ def two_colours(
     their own, or None when the cube pixels (`cube_pixels`, view-sized) are one colour.
 
     `regions` labels the picture's changed regions (0 none): a group makes a cube where it
-    holds nearly all of one region's cube pixels, a cube's worth of them, and unlike the
-    empty tray (`floor`, Lab) beneath them: a print's patch under another exposure is no
-    cube. Whether the two colours are two kinds of cube is `two_kinds`.
+    holds nearly all of one region's cube pixels, a cube's worth of them, as wide as a cube
+    (CUBE_WIDTH), and unlike the empty tray (`floor`, Lab) beneath them: a print's patch
+    under another exposure is no cube. Whether the two colours are two kinds of cube is
+    `two_kinds`.
     """
     pixels = lab[cube_pixels].astype(np.float64)
     smallest = CUBE_PATCH * side * side
@@ -66,17 +73,24 @@ def two_colours(
     labels = _two_means(pixels * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0]))
     owners = regions[cube_pixels]
     beneath = floor[cube_pixels].astype(np.float64)
+    # (x, y) of each pixel, in the order `lab[cube_pixels]` takes them.
+    places = np.argwhere(cube_pixels)[:, ::-1].astype(np.float32)
     size = np.bincount(owners)
     for group in (0, 1):
         held = np.bincount(owners[labels == group], minlength=len(size))
         whole = np.flatnonzero((held >= smallest) & (held >= WHOLE * size))
         if not any(
-            unlike_floor(pixels, beneath, (labels == group) & (owners == region))
-            for region in whole
-            if region > 0
+            _cube_wide(places[chosen], side) and unlike_floor(pixels, beneath, chosen)
+            for chosen in ((labels == group) & (owners == region) for region in whole if region > 0)
         ):
             return None
     return np.median(pixels[labels == 0], axis=0), np.median(pixels[labels == 1], axis=0)
+
+
+def _cube_wide(places: NDArray[np.float32], side: float) -> bool:
+    """Whether pixels at `places` (x, y) are as wide as a cube's inner pixels every way."""
+    (_, _), (width, height), _ = cv2.minAreaRect(places)
+    return min(width, height) >= CUBE_WIDTH * side
 
 
 def two_kinds(first: NDArray[np.float64], second: NDArray[np.float64]) -> bool:

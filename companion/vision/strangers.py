@@ -21,6 +21,7 @@ from companion.vision.colours import chroma, distances2, hue_apart
 from companion.vision.cube_regions import CubeRegions
 from companion.vision.errors import CalibrationError
 from companion.vision.images import FloatImage, Mask
+from companion.vision.likelihood import cast_shadows
 from companion.vision.mixed import (
     floor_in_shade,
     lighter_kind,
@@ -52,6 +53,9 @@ SHADED_HUE_DEGREES = 100.0
 # 104 of 165 mixed sets refused and the same clean sets accepted with 0.5 as with none;
 # with 1.0, one mixed set fewer in the warm condition alone.)
 PAIR_MARGIN = 0.5
+# A region is a shadow cast clear of its cube when this share of it lies where the other
+# regions' cubes cast.
+CAST_CLEAR = 0.5
 COLOURED_CHROMA = 22.0
 
 
@@ -80,12 +84,20 @@ def _stray_group(
     side: float,
     index: int,
     models: tuple[NDArray[np.float32], NDArray[np.float32]],
+    offset: tuple[float, float] | None,
 ) -> list[str]:
     """The colour of a group of whole cubes in one colour picture that is another colour
-    than the rest (see `mixed`), named by the other pictures' models; empty when none."""
+    than the rest (see `mixed`), named by the other pictures' models; empty when none.
+    `offset` is where a cube's shadow lies from the cube (view pixels), when known."""
     # A black stray among lit cubes is all shade, which the core leaves out as a shadow:
-    # the regions' darker parts are looked at too.
-    groups = two_colours(comparison.lab, floor, core | found.dark, found.regions, side)
+    # the regions' darker parts are looked at too, but for where the cubes cast shadows.
+    # (A cube on the rim casts one clear of itself, on the floor: on the shared renderer,
+    # set-ups 524031652 and 735086228, yellow and blue pictures were refused for holding
+    # a blue and a white cube that were such shadows.)
+    looked_at = core | found.dark
+    if offset is not None and any(offset):
+        looked_at &= ~_cast_clear(found, offset)
+    groups = two_colours(comparison.lab, floor, looked_at, found.regions, side)
     if groups is None:
         return []
     means, inverses = models
@@ -100,6 +112,18 @@ def _stray_group(
     if d2[stray, other] <= STRANGER_FIT_D2 and d2[1 - stray, other] > NOT_THE_CUBE_D2:
         return [COLOURS[other].value]
     return []
+
+
+def _cast_clear(found: CubeRegions, offset: tuple[float, float]) -> Mask:
+    """The regions of a colour picture that lie mostly where the other regions' cubes cast
+    their shadows (`offset`: a shadow's place from its cube, view pixels)."""
+    cast_clear = np.zeros_like(found.mask)
+    for number in range(1, int(found.regions.max()) + 1):
+        region = found.regions == number
+        cast = cast_shadows(found.cube & ~region, offset) & region
+        if cast.sum() >= CAST_CLEAR * region.sum():
+            cast_clear |= region
+    return cast_clear
 
 
 def pair_strangers(
@@ -167,9 +191,11 @@ def check_distinct(
     comparisons: dict[Colour, Comparison],
     typical: float,
     floor: FloatImage,
+    offset: tuple[float, float] | None = None,
 ) -> None:
     """CalibrationError when a colour picture holds cubes that look like another colour
-    (`floor`: the empty tray in Lab, view pixels)."""
+    (`floor`: the empty tray in Lab, view pixels; `offset`: where a cube's shadow lies from
+    the cube, view pixels, when known)."""
     means = np.array([models[c].mean for c in COLOURS], np.float32)
     inverses = np.array(
         [np.linalg.inv(np.array(models[c].covariance)) for c in COLOURS], np.float32
@@ -224,7 +250,7 @@ def check_distinct(
         strangers += pair_strangers(medians, means, inverses, index)
         if not strangers:
             strangers = _stray_group(
-                comparisons[colour], floor, regions, core, side, index, (means, inverses)
+                comparisons[colour], floor, regions, core, side, index, (means, inverses), offset
             )
         if strangers:
             raise CalibrationError(

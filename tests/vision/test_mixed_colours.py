@@ -76,6 +76,20 @@ def test_a_patch_of_print_like_the_floor_beneath_is_no_cube() -> None:
     assert two_colours(*_view(cubes), SIDE) is None
 
 
+def test_a_strip_of_another_colour_is_no_cube() -> None:
+    # A strip two pixels wide along a wall, as a rim changed by the exposure shows: not a
+    # cube's width, though as many pixels as one.
+    lab, floor, inner, regions = _view([(5, 5, RED), (30, 5, RED), (60, 40, RED)])
+    lab[70:72, 10:70] = PALE_BLUE
+    inner[70:72, 10:70] = True
+    regions[70:72, 10:70] = 4
+    assert two_colours(lab, floor, inner, regions, SIDE) is None
+    lab[62:72, 10:20] = PALE_BLUE  # a cube-wide patch of it is a cube
+    inner[62:72, 10:20] = True
+    regions[62:72, 10:20] = 4
+    assert two_colours(lab, floor, inner, regions, SIDE) is not None
+
+
 def test_two_kinds_differ_in_hue_or_far_in_lightness() -> None:
     assert two_kinds(np.array(RED), np.array(PALE_BLUE))
     # Yellow against orange-red: both vivid, hues apart.
