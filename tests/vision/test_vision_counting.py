@@ -156,6 +156,17 @@ def test_hand_other_picture_and_dark_are_unsure(
         assert reading.reasons
 
 
+def test_a_picture_of_something_else_with_a_floor_like_middle_is_no_tray() -> None:
+    # The table with no tray on it, half of it under a purple sheet: mapped to the striped
+    # floor's levels, two thirds of the floor still matched, and the picture was read as 30
+    # white cubes (in doubt). Round the floor, where the walls and rim were, nothing does.
+    other = calibration_set(1549546578, "no-tray", tests=10, jpeg=False)
+    profile = calibrate_set(other)
+    shot = next(s for s in other.tests if s.scene.seed == 1276542390)
+    reading = read_tray(shot.image, profile)
+    assert reading.reasons == [doubt.TRAY_LOST] and reading.counts.total == 0, reading.counts
+
+
 def test_a_white_clipped_at_calibration_is_found_in_a_darker_picture() -> None:
     # Daylight: the white cubes clip in their calibration picture, so the white model's tint
     # is the clip's; in a later, darker picture a white cube shows a yellower tint, far from
