@@ -144,12 +144,6 @@ class Reference:
     """Per-channel Lab minimum over each pixel's 3x3 neighbourhood."""
     lab_high: FloatImage
     """Per-channel Lab maximum over each pixel's 3x3 neighbourhood."""
-    levels: BGRImage
-    """The blurred empty view, 8-bit BGR: where a picture's channel is at the camera's limit
-    and the tray would come near it under the picture's light, that channel is taken as the
-    tray's (`_unclip`), in calibration shots as in pictures counted. (Calibration once kept
-    what the camera showed: a blue shot a quarter brighter than the empty one clipped the
-    yellow print's red over a fifth of the tray, and blue was learned as that print.)"""
     noise: float | None = None
     """Typical colour difference between two shots of this set-up (None while calibrating)."""
     unstable: Mask | None = None
@@ -164,6 +158,11 @@ class Reference:
     shaded: Mask | None = None
     """The floor the empty tray shows in shade, lit by the room alone (a wall's shade:
     `ShadowLine.shaded_floor`), when counting with a shadow line."""
+    levels: BGRImage | None = None
+    """The blurred empty view, 8-bit BGR, when counting: a channel at the camera's limit is
+    then taken as the tray's where the tray would come near the limit too (`_unclip`). None
+    while calibrating: a colour model learns what the camera shows of a cube, clipping and
+    all."""
 
     @classmethod
     def prepare(
@@ -212,13 +211,13 @@ class Reference:
             peak,
             low,
             high,
-            blurred,
             noise,
             unstable,
             shadow,
             light,
             local_noise,
             shaded,
+            blurred if counting else None,
         )
 
 
@@ -430,7 +429,8 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
     # Gains and tone curve in one 8-bit table per channel, applied to the picture at once.
     tables = tone_tables(sample, gains, reference)
     mapped = np.asarray(cv2.LUT(blurred, tables), np.uint8)
-    _unclip(mapped, blurred, gains, reference.levels)
+    if reference.levels is not None:
+        _unclip(mapped, blurred, gains, reference.levels)
     lab = lab8(mapped)
     # Compared with the range of the tray's colour one pixel around: sharp print edges and
     # the rim shift by a fraction of a pixel between shots (demosaicing, JPEG), cubes do not.
