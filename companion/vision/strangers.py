@@ -191,7 +191,7 @@ def check_distinct(
     comparisons: dict[Colour, Comparison],
     typical: float,
     floor: FloatImage,
-    offset: tuple[float, float] | None = None,
+    offset: tuple[float, float] | None,
 ) -> None:
     """CalibrationError when a colour picture holds cubes that look like another colour
     (`floor`: the empty tray in Lab, view pixels; `offset`: where a cube's shadow lies from
