@@ -57,11 +57,20 @@ def test_a_dark_edge_where_a_top_meets_its_face_is_no_seam() -> None:
     assert not seam_between(lightness, FIRST, SECOND, HALF)
 
 
-def test_a_dark_line_off_the_middle_is_no_seam() -> None:
-    # A shadow's edge or a print line crossing one top, not where the two meet.
+def test_a_dark_line_across_one_top_is_no_seam() -> None:
+    # A shadow's edge or a print line crossing one top by its middle, not where the two meet.
     lightness = _tops()
-    lightness[:, 22:24] = 52.0
+    lightness[:, 23:25] = 52.0
     assert not seam_between(lightness, FIRST, SECOND, HALF)
+
+
+def test_a_crack_a_third_of_the_way_from_one_peak_is_a_seam() -> None:
+    # The peaks of two touching cubes are found drawn towards each other, one more than the
+    # other: the crack where the tops meet then lies nearer one peak than the other.
+    lightness = _tops()
+    lightness[:, 18:20] = 55.0
+    assert seam_between(lightness, (15.0, 15.0), (24.0, 15.0), HALF)
+    assert seam_between(lightness, (24.0, 15.0), (15.0, 15.0), HALF)
 
 
 def test_a_faint_dip_within_the_noise_is_no_seam() -> None:
@@ -83,3 +92,15 @@ def test_three_black_cubes_two_of_them_pressed_together_are_counted_three() -> N
     # without the cubes' shadows, the cluster and a colour between yellow and brown are
     # doubted instead of the pair itself.)
     assert not reading.confident
+
+
+def test_two_blue_cubes_side_by_side_by_the_wall_are_counted_two() -> None:
+    # Rendered set-up (daylight): two blue cubes touch side by side by the far wall, where
+    # cubes look smaller than the set-up's average. The first peak was found 1.4 pixels
+    # towards the second, so the crack lay a third of the way between the two peaks, and
+    # the pair was counted as one blue cube.
+    shots = calibration_set(1838304345, "daylight", tests=1, jpeg=False)
+    picture = shots.tests[0]
+    assert picture.counts[Colour.BLUE] == 3
+    reading = read_tray(picture.image, calibrate_set(shots))
+    assert reading.counts == picture.counts
