@@ -4,9 +4,9 @@ Two touching cubes of a colour can give evidence peaks closer together than two 
 middles ever are (one tilted against the other, or the peaks drawn towards each other where
 the tops meet corner to side), and then look like one cube whose evidence peaks twice.
 What tells them apart is the crack between them: their edges are rounded, so along the line
-from one top's middle to the other's the lightness dips between them, where they meet. One cube
-seen twice has no such dip (its top is even), nor has a top and its own side face (the
-lightness falls from the lit top to the shaded face and stays down).
+from one top's middle to the other's the lightness dips where they meet. One cube seen twice
+has no such dip (its top is even), nor has a top and its own side face (the lightness falls
+from the lit top to the shaded face and stays down).
 """
 
 from __future__ import annotations
@@ -76,8 +76,8 @@ def seam_between(
     step = abs(_top_lightness(lightness, *first, half) - _top_lightness(lightness, *second, half))
     line = _along(lightness, first, second)
     inner = line[INNER]
-    # The darkest point between the tops lies in the middle: a slope or a wide bowl of shade
-    # across both tops has it elsewhere.
+    # The darkest point between the tops lies in the middle half: a slope or a wide bowl of
+    # shade across both tops has it elsewhere.
     darkest = INNER.start + int(np.argmin(inner))
     if not MIDDLE.start <= darkest < MIDDLE.stop:
         return False
