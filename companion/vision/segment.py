@@ -54,6 +54,10 @@ NOISY_LIMIT = 2.5
 SATURATED = 0.96
 # A channel this bright (0..1) may be clipped by the camera.
 CLIPPED = 0.9
+# CLIPPED in linear light; and how far (share of the tray's light) a channel below it may
+# move where the tray clips before the pixel counts as changed.
+LINEAR_CLIPPED = ((CLIPPED + 0.055) / 1.055) ** 2.4
+CLIPPED_STEP = 0.25
 
 
 def to_float(image: BGRImage) -> FloatImage:
@@ -421,6 +425,15 @@ def _monotone(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDAr
     return result
 
 
+def _levels_kept(mapped: BGRImage, empty: FloatImage, deficit: FloatImage) -> Mask:
+    """Where every channel that neither the picture nor the empty tray clips keeps the tray's
+    level (`deficit`: see `shadow.darkening`). An exposure step moves a clipped channel only;
+    a white cube on a peach print lifts the blue and green the print holds well below it."""
+    open_channels = (mapped < CLIPPED * 255) & (empty < LINEAR_CLIPPED)
+    kept: Mask = np.all(~open_channels | (np.abs(deficit) <= CLIPPED_STEP), axis=2)
+    return kept
+
+
 def compare(view: BGRImage, reference: Reference) -> Comparison:
     """Normalise the view's light to the empty tray's, and mark what changed and what is shadow."""
     blurred = smooth8(view, reference.cube_side)
@@ -472,14 +485,15 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         # (In 8-bit levels: the picture's own float copy is only made of its sample.)
         brightest = channel_max(np.ascontiguousarray(blurred[box]))
         saturated[box] = brightest >= SATURATED * 255
+        assert reference.linear is not None
+        deficit[box] = darkening(mapped[box], reference.linear[box])
         clipped = (
             (reference.peak[box] >= CLIPPED)
             & (brightest >= CLIPPED * 255)
             & (hue_shift <= SHADOW_MAX_CHROMA)
+            & _levels_kept(mapped[box], reference.linear[box], deficit[box])
         )
         changed[box] &= ~clipped
-        assert reference.linear is not None
-        deficit[box] = darkening(mapped[box], reference.linear[box])
         local_ratio = ratio[box]
         if reference.shadow is not None:
             darker = reference.shadow.test(deficit[box], reference.linear[box])

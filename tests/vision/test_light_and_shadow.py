@@ -75,6 +75,20 @@ def test_a_cube_on_the_tray_changes_under_any_exposure() -> None:
         assert comparison.changed[:, :60].mean() < 0.02, factor
 
 
+def test_a_white_cube_on_a_print_the_camera_clips_in_red_changes() -> None:
+    # A peach print the camera clips in red: a white cube's top there is as bright in red and
+    # of nearly the same hue, but it lifts blue and green far beyond any exposure step.
+    empty = np.zeros((90, 120, 3), np.uint8)
+    empty[:] = (150, 180, 235)
+    scene = empty.copy()
+    scene[40:52, 70:82] = (195, 222, 250)
+    reference = _reference(empty)
+    for factor in (1.0, 1.1):
+        comparison = compare(_expose(scene, factor), reference)
+        assert comparison.changed[43:49, 73:79].all(), factor
+        assert comparison.changed[:, :60].mean() < 0.02, factor
+
+
 def test_a_channel_the_camera_clipped_is_the_trays_when_counting() -> None:
     # Twice the exposure clips red over half the print: the level mapping cannot bring back
     # what was cut off, so that channel says nothing there. Counting takes it as the tray's;
