@@ -55,7 +55,8 @@ SATURATED = 0.96
 # A channel this bright (0..1) may be clipped by the camera.
 CLIPPED = 0.9
 # CLIPPED in linear light; and how far (share of the tray's light) a channel below it may
-# move where the tray clips before the pixel counts as changed.
+# move where the tray clips before the pixel counts as changed (a white top on peach print
+# lifts blue by 0.8; 0.25 is a guess well above noise, not a sweep's best).
 LINEAR_CLIPPED = ((CLIPPED + 0.055) / 1.055) ** 2.4
 CLIPPED_STEP = 0.25
 
@@ -480,8 +481,8 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
         ratio[box] = brightness / (reference.brightness[box] + np.float32(1e-3))
         hue_shift = channel_max(np.abs(share - reference.share[box]))
         # Where the tray is nearly white the camera clips, and a small exposure change
-        # between shots cannot be undone by the gains: bright and same hue there means
-        # unchanged.
+        # between shots cannot be undone by the gains: bright, same hue and every channel
+        # below the clip at the tray's level there means unchanged.
         # (In 8-bit levels: the picture's own float copy is only made of its sample.)
         brightest = channel_max(np.ascontiguousarray(blurred[box]))
         saturated[box] = brightest >= SATURATED * 255
