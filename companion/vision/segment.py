@@ -426,11 +426,12 @@ def _monotone(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDAr
     return result
 
 
-def _levels_kept(mapped: BGRImage, empty: FloatImage, deficit: FloatImage) -> Mask:
-    """Where every channel that neither the picture nor the empty tray clips keeps the tray's
+def _levels_kept(picture: BGRImage, empty: FloatImage, deficit: FloatImage) -> Mask:
+    """Where every channel that neither the picture (as the camera gave it, before the light
+    is matched: matching may lift it to the clip) nor the empty tray clips keeps the tray's
     level (`deficit`: see `shadow.darkening`). An exposure step moves a clipped channel only;
     a white cube on a peach print lifts the blue and green the print holds well below it."""
-    open_channels = (mapped < CLIPPED * 255) & (empty < LINEAR_CLIPPED)
+    open_channels = (picture < CLIPPED * 255) & (empty < LINEAR_CLIPPED)
     kept: Mask = np.all(~open_channels | (np.abs(deficit) <= CLIPPED_STEP), axis=2)
     return kept
 
@@ -492,7 +493,7 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
             (reference.peak[box] >= CLIPPED)
             & (brightest >= CLIPPED * 255)
             & (hue_shift <= SHADOW_MAX_CHROMA)
-            & _levels_kept(mapped[box], reference.linear[box], deficit[box])
+            & _levels_kept(blurred[box], reference.linear[box], deficit[box])
         )
         changed[box] &= ~clipped
         local_ratio = ratio[box]
