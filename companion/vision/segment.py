@@ -428,13 +428,16 @@ def _monotone(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDAr
     return result
 
 
-def _levels_kept(picture: BGRImage, empty: FloatImage, deficit: FloatImage) -> Mask:
-    """Where every channel that neither the picture (as the camera gave it, before the light
-    is matched: matching may lift it to the clip) nor the empty tray clips keeps the tray's
-    level (`deficit`: see `shadow.darkening`). An exposure step moves a clipped channel only;
-    a white cube on a peach print lifts the blue and green the print holds well below it."""
+def _levels_kept(
+    picture: NDArray[np.uint8], empty: NDArray[np.float32], deficit: NDArray[np.float32]
+) -> NDArray[np.bool_]:
+    """Per pixel (channels last), whether every channel that neither the picture (as the
+    camera gave it, before the light is matched: matching may lift it to the clip) nor the
+    empty tray clips keeps the tray's level (`deficit`: see `shadow.darkening`). An exposure
+    step moves a clipped channel only; a white cube on a peach print lifts the blue and green
+    the print holds well below it."""
     open_channels = (picture < CLIPPED * 255) & (empty < LINEAR_CLIPPED)
-    kept: Mask = np.all(~open_channels | (np.abs(deficit) <= CLIPPED_STEP), axis=2)
+    kept: NDArray[np.bool_] = np.all(~open_channels | (np.abs(deficit) <= CLIPPED_STEP), axis=-1)
     return kept
 
 
@@ -495,8 +498,12 @@ def compare(view: BGRImage, reference: Reference) -> Comparison:
             (reference.peak[box] >= CLIPPED)
             & (brightest >= CLIPPED * 255)
             & (hue_shift <= SHADOW_MAX_CHROMA)
-            & _levels_kept(blurred[box], reference.linear[box], deficit[box])
         )
+        # (Levels are weighed only there: on most trays nothing comes near the clip.)
+        if clipped.any():
+            clipped[clipped] = _levels_kept(
+                blurred[box][clipped], reference.linear[box][clipped], deficit[box][clipped]
+            )
         changed[box] &= ~clipped
         local_ratio = ratio[box]
         if reference.shadow is not None:
