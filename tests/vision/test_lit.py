@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import calibrate_set
 
 from companion.cli import main
-from companion.core.cubes import COLOURS, Colour
+from companion.core.cubes import Colour
 from companion.devices.tray_render import calibration_set, write_set
-from companion.vision import Profile, calibrate
+from companion.vision import Profile
 from companion.vision.lit import SHADED_BY, white_in_shade
 
 # Rendered set-up (tilted camera, a pale checked print): the white picture's cubes lie in the
@@ -46,7 +47,6 @@ def test_white_cubes_on_a_print_the_camera_clips_are_learned_from_their_tops() -
     # Rendered set-up (a peach print clipped in red, blurred): a white top there is as bright
     # in red as the print and nearly its hue. Taken for the print at another exposure, white
     # was learned from its cubes' shadows, at L 68 on a floor of L 89, and warned of as shade.
-    shots = calibration_set(1062610985, "setup-drop", tests=0).calibration_pictures()
-    profile = calibrate(shots["empty"].image, {c: shots[c.value].image for c in COLOURS})
+    profile = calibrate_set(calibration_set(1062610985, "setup-drop", tests=0))
     assert profile.colours[Colour.WHITE].mean[0] > 80.0
     assert white_in_shade(profile) is None
