@@ -197,7 +197,7 @@ def find_cubes(
         for c in off_colour_cubes(
             unaccounted,
             comparison,
-            prepared.reference.lab[:, :, 0],
+            prepared.reference.lab,
             inside,
             cube_footprint(side),
             judged,

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.arrays import box_around, channel_medians, pixels_at, regions
-from companion.vision.colours import DEEPEST_SHADE, distances2, in_shade_distances2
+from companion.vision.colours import DEEPEST_SHADE, distances2, in_shade_distances2, shade_gap
 from companion.vision.images import FloatImage, Mask
 from companion.vision.segment import Comparison
 
@@ -41,6 +41,11 @@ APART = 1.8
 # Only patches lighter than the empty tray beneath them (L units): a darker change may be shade
 # the shadow test missed (a misaligned print edge, a hand's shadow), lighter means an object.
 LIGHTER_BY = 8.0
+# Less lighter than that, down to the floor's own lightness, when the floor's shade cannot
+# take the patch's colour (`colours.shade_gap`, a and b units): shade only darkens, and keeps
+# the floor's hue. (Shared renderer, seeds 0-3: a red top lit to L 55 on green print of L 47
+# read right, 909 -> 910 pictures, none lost.)
+NOT_SHADE_GAP = 20.0
 # A colour cannot explain a patch lighter than this many times its model (in L + 16, which
 # scales with the cube root of the light, see `colours.shade_gap`): that takes 2.7 times the
 # light calibration saw it in, more than `read_tray` accepts for a whole picture (2.5). A
@@ -87,7 +92,7 @@ def off_colour_cubes(
     """The cube-sized patches of `left` (changed pixels no colour explains and no found cube
     accounts for) that one colour explains far better than the others.
 
-    `floor` is the empty tray's lightness (L), `inside` the tray's floor, `square` the area one
+    `floor` is the empty tray (Lab), `inside` the tray's floor, `square` the area one
     lying cube's colour covers (view pixels); `models` holds the colour means, their inverse
     covariances, which of them were learned from clipped pixels, and the picture's ceiling
     (B, G, R levels no colour can go beyond; see `colours.distances2`); `paths` each colour
@@ -121,7 +126,8 @@ def off_colour_cubes(
         if max(width, height) > LONGEST * np.sqrt(square):
             continue
         colour = channel_medians(pixels_at(lab[box], patch)).astype(np.float32)
-        if float(colour[0]) < float(np.median(floor[box][patch])) + LIGHTER_BY:
+        beneath = channel_medians(pixels_at(floor[box], patch))
+        if not _lighter(colour, beneath):
             continue
         # Judged as the camera's clip shows the models when most of the patch is at the limit.
         at_limit = limit is not None and float(limit[box][patch].mean()) > 0.5
@@ -141,6 +147,13 @@ def off_colour_cubes(
         cx, cy = float(centres[index, 0]) + left_edge, float(centres[index, 1]) + top
         found.append(OffColour(best, cx, cy, margin, second))
     return found
+
+
+def _lighter(colour: NDArray[np.float32], beneath: NDArray[np.float32]) -> bool:
+    """Whether a patch's Lab colour tells of something lying on the floor `beneath` it, not
+    of shade the shadow test missed."""
+    above = float(colour[0] - beneath[0])
+    return above >= LIGHTER_BY or (above >= 0.0 and shade_gap(colour, beneath) >= NOT_SHADE_GAP)
 
 
 __all__ = ["OffColour", "off_colour_cubes"]

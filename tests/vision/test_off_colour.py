@@ -41,12 +41,14 @@ def _scene(
     models: Models = MODELS,
     floor_l: float = FLOOR_L,
     paths: np.ndarray[tuple[int, int, int], np.dtype[np.float32]] | None = None,
+    floor_ab: tuple[float, float] = (0.0, 0.0),
 ) -> list[OffColour]:
-    """The off-colour cubes of a 60 x 80 view of grey floor (lightness `floor_l` in the empty
-    tray) with the given patches painted on it, each changed and unexplained; the tray's floor
-    is the middle 50 x 70. `paths`: the models in this set-up's shade, if learned."""
+    """The off-colour cubes of a 60 x 80 view of floor (lightness `floor_l` in the empty
+    tray, grey unless `floor_ab` is given) with the given patches painted on it, each changed
+    and unexplained; the tray's floor is the middle 50 x 70. `paths`: the models in this
+    set-up's shade, if learned."""
     lab = np.zeros((60, 80, 3), np.float32)
-    lab[:, :] = (FLOOR_L, 0.0, 0.0)
+    lab[:, :] = (FLOOR_L, *floor_ab)
     left = np.zeros((60, 80), np.bool_)
     for rows, cols, colour in patches:
         lab[rows, cols] = colour
@@ -58,7 +60,8 @@ def _scene(
     comparison = Comparison(
         lab, ones, left, np.zeros_like(left), ones, (1.0, 1.0, 1.0), 1.0, 1.0, 1.0, 7.0, deficit
     )
-    floor = np.full((60, 80), floor_l, np.float32)
+    floor = np.zeros((60, 80, 3), np.float32)
+    floor[:, :] = (floor_l, *floor_ab)
     return off_colour_cubes(left, comparison, floor, inside, SQUARE, models, paths)
 
 
@@ -84,6 +87,24 @@ def test_a_patch_darker_than_the_floor_is_no_cube() -> None:
     assert _scene([shade], models) == []
     # The same patch lighter than the floor beneath it is a cube.
     assert [f.colour for f in _scene([shade], models, floor_l=20.0)] == [0]
+
+
+def test_a_patch_barely_lighter_than_the_floor_is_a_cube_when_shade_cannot_make_its_hue() -> None:
+    # A red top lit brighter than its calibration picture, on green print barely darker
+    # (rendered daylight set-up: (54, 52, 27) on (47, -38, 15), red's model (37, 52, 31)).
+    spreads = np.array([[4.0, 5.5, 3.2], [3.5, 1.9, 1.6]], np.float32)
+    means = np.array([[37.0, 52.0, 31.0], [52.0, -34.0, 20.0]], np.float32)
+    inverses = np.array([np.diag(1.0 / s**2) for s in spreads], np.float32)
+    models = (means, inverses, np.zeros(2, np.bool_), means.copy())
+    green = (-38.0, 15.0)
+    red = (slice(20, 30), slice(30, 40), (54.0, 52.0, 27.0))
+    assert [f.colour for f in _scene([red], models, 47.0, floor_ab=green)] == [0]
+    # The floor's own hue as little lighter (a light that flickered) is no cube: the green
+    # model explains it well enough, but so would shade the shadow test missed.
+    paler = (slice(20, 30), slice(30, 40), (52.0, -40.0, 16.0))
+    assert _scene([paler], models, 47.0, floor_ab=green) == []
+    # Darker than the floor, the red patch stays out too: it may be shade of other print.
+    assert _scene([red], models, 56.0, floor_ab=green) == []
 
 
 def test_a_colour_far_too_dark_for_the_patch_does_not_crowd_its_own() -> None:
