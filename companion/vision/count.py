@@ -148,7 +148,7 @@ def read_tray(
         reasons.append(doubt.LIGHT_CHANGED)
     if at_edge:
         reasons.append(doubt.AT_EDGE)
-    detection = find_cubes(comparison, profile, debug)
+    detection = find_cubes(comparison, profile, debug, picture=(image, tray_view))
     reasons.extend(detection.doubts)
     found = [(c.colour, c.x, c.y) for c in detection.cubes]
     # A closer look round the cubes with something beside them that is no blend of theirs

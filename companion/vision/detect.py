@@ -52,13 +52,15 @@ from companion.vision.found import (
     cube_footprint,
     explained_by,
 )
-from companion.vision.images import FloatImage, Mask
+from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.likelihood import Evidence, evidence
 from companion.vision.off_colour import off_colour_cubes
 from companion.vision.patches import evidence_patches, left_over_cubes, without_split_cubes
-from companion.vision.peaks import BOX, odd, select
+from companion.vision.peaks import BOX, Crack, odd, select
 from companion.vision.profile import Profile
+from companion.vision.seam import seam_between, seam_in_picture
 from companion.vision.segment import Comparison
+from companion.vision.tray_view import TrayView
 
 T = TypeVar("T")
 
@@ -97,17 +99,41 @@ def profile_evidence(comparison: Comparison, profile: Profile) -> Evidence:
     )
 
 
+def _crack_finder(
+    comparison: Comparison, box: tuple[slice, slice], picture: tuple[BGRImage, TrayView] | None
+) -> Crack:
+    """Whether a crack shows between two tops in the view's `box` (`peaks.Crack`): in the
+    view, or else in the `picture` the view was warped from (`seam.seam_in_picture`)."""
+    lightness = comparison.lab[(*box, 0)]
+    top, left = box[0].start, box[1].start
+
+    def crack(first: tuple[int, int], second: tuple[int, int], half: int) -> bool:
+        if seam_between(lightness, first, second, half):
+            return True
+        if picture is None:
+            return False
+        image, view = picture
+        at = (float(first[0] + left), float(first[1] + top))
+        to = (float(second[0] + left), float(second[1] + top))
+        return seam_in_picture(image, view, comparison.tables, at, to, half)
+
+    return crack
+
+
 def find_cubes(
     comparison: Comparison,
     profile: Profile,
     debug: DebugSink = no_debug,
     areas_measured: bool = True,
+    picture: tuple[BGRImage, TrayView] | None = None,
 ) -> Detection:
     """The cubes in a compared view, one by one, and the doubts about them.
 
     `areas_measured`: whether the profile's cube areas are the evidence counting sees (see
     `calibrate`); until they are, no cube is taken for one found twice
-    (`patches.without_split_cubes` weighs the evidence against them).
+    (`patches.without_split_cubes` weighs the evidence against them). `picture`: the picture
+    and the tray view the compared view was warped with, for a closer look where the view is
+    too coarse (None: the view alone).
     """
     prepared = profile.prepared()
     side = profile.cube_side * WORKING_SIDE
@@ -128,8 +154,8 @@ def find_cubes(
         top, left = box[0].start, box[1].start
         present = [k for k in range(len(seen.maps)) if seen.maps[k][box].any()]
         # (Cropped before the colours are picked out: that copies only the box.)
-        lightness = comparison.lab[(*box, 0)]
-        picked = select(seen.maps[(slice(None), *box)][present], side, allowed[box], lightness)
+        crack = _crack_finder(comparison, box, picture)
+        picked = select(seen.maps[(slice(None), *box)][present], side, allowed[box], crack)
         found = [(present[k], x + left, y + top, fill) for k, x, y, fill in picked]
     offset = cast_offset(profile)
     changed = seen.foreground | seen.shadow

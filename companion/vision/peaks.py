@@ -11,6 +11,8 @@ all is for the filters (`beside`, `cast`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -19,7 +21,10 @@ from companion.vision.arrays import regions, square_around
 from companion.vision.found import MIN_FILL
 from companion.vision.images import FloatImage, Mask
 from companion.vision.likelihood import box_mean
-from companion.vision.seam import seam_between
+
+# Whether a crack shows between two tops of one colour: their middles (x, y) in the maps'
+# pixels, and half the side of the square each top is judged by.
+Crack = Callable[[tuple[int, int], tuple[int, int], int], bool]
 
 # The scoring box's side and the surrounding ring's width, in cube sides.
 BOX = 0.55
@@ -149,13 +154,13 @@ def _unblurred_top(
 
 
 def select(
-    maps: NDArray[np.float32], side: float, allowed: Mask, lightness: FloatImage | None = None
+    maps: NDArray[np.float32], side: float, allowed: Mask, crack: Crack | None = None
 ) -> list[tuple[int, int, int, float]]:
     """Cubes (colour index, x, y, fill) from K evidence maps, strongest first.
 
     Each accepted cube claims a cube-sized square of the view, and a peak must have MIN_FILL
     of its box in unclaimed evidence and lie MIN_SPACING from every cube of its colour (or
-    SEAM_SPACING, with a crack between them in `lightness`, the view's L; None: never). The
+    SEAM_SPACING, where `crack` finds one between them; None: never). The
     ring makes the outer cubes of a block stand out first; the inner ones (whose ring is
     full) stand out once the outer ones are taken away, so the search repeats on what is left.
     """
@@ -178,9 +183,7 @@ def select(
                 close = apart2 < other2
             else:
                 close = apart2 < spacing2 and (
-                    lightness is None
-                    or apart2 < seam2
-                    or not seam_between(lightness, (cx, cy), (x, y), inner)
+                    crack is None or apart2 < seam2 or not crack((cx, cy), (x, y), inner)
                 )
             if close:
                 return True

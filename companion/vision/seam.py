@@ -7,15 +7,22 @@ What tells them apart is the crack between them: their edges are rounded, so alo
 from one top's middle to the other's the lightness dips where they meet. One cube seen twice
 has no such dip (its top is even), nor has a top and its own side face (the lightness falls
 from the lit top to the shaded face and stays down).
+
+The crack is often narrower than a view pixel, and the view's shrink and blur smooth it away,
+while the picture has two to three times the view's pixels across it. So where the view shows
+no crack, the picture round the two tops is looked at closer (`seam_in_picture`).
 """
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from companion.vision.arrays import square_around
-from companion.vision.images import FloatImage
+from companion.vision.images import BGRImage, FloatImage
+from companion.vision.segment import lab8
+from companion.vision.tray_view import TrayView
 
 # Points sampled along the line from one centre to the other (both ends included): the
 # first and last few lie on the two tops, the middle half where they meet. (Not the middle
@@ -41,6 +48,15 @@ INNER = slice(4, 17)
 # pairs of one cube with a dip in the middle dipped 0.45-0.86 times their step.)
 SEAM_DIP = 1.5
 SEAM_ALIKE = 3.0
+# The closer look: its scale over the view's, the blur that takes the picture's pixel noise
+# off (closer-look pixels), and how far to either side of the line (closer-look pixels) the
+# lightness along it is averaged, so that noise cannot make a dip and the crack, which runs
+# across the line, stays whole. (Shared renderer, seeds 0-3: 2 pictures more read right,
+# none fewer, no cube more made up; each a pair of browns whose crack the view had smoothed
+# away.)
+CLOSER = 3
+CLOSER_BLUR = 1.0
+BAND = 2
 
 
 def _along(
@@ -74,7 +90,68 @@ def seam_between(
     L; `first`, `second`: the tops' middles, x y; `half`: half the side of the
     square each top is judged by, pixels)."""
     step = abs(_top_lightness(lightness, *first, half) - _top_lightness(lightness, *second, half))
-    line = _along(lightness, first, second)
+    return _dips(_along(lightness, first, second), step)
+
+
+def seam_in_picture(
+    picture: BGRImage,
+    view: TrayView,
+    tables: NDArray[np.uint8] | None,
+    first: tuple[float, float],
+    second: tuple[float, float],
+    half: int,
+) -> bool:
+    """`seam_between` judged in the picture itself, CLOSER times the view's scale, round two
+    tops of one colour (`first`, `second`: view pixels, x y; `tables`: the view's light
+    matching, `segment.Comparison.tables`, None: none)."""
+    a, b = np.array(first, np.float64), np.array(second, np.float64)
+    middle = (a + b) / 2.0
+    # Half the closer look's side: both tops' squares and the band round the line fit in.
+    reach = int(np.ceil((np.linalg.norm(b - a) / 2.0 + half + 2) * CLOSER))
+    to_look = np.array(
+        [
+            [CLOSER, 0.0, reach - CLOSER * middle[0]],
+            [0.0, CLOSER, reach - CLOSER * middle[1]],
+            [0.0, 0.0, 1.0],
+        ]
+    )
+    side = 2 * reach + 1
+    warped = cv2.warpPerspective(
+        picture,
+        to_look @ view.homography,
+        (side, side),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    look: BGRImage = np.asarray(cv2.GaussianBlur(warped, (0, 0), CLOSER_BLUR), np.uint8)
+    if tables is not None:
+        look = np.asarray(cv2.LUT(look, tables), np.uint8)
+    lightness = np.ascontiguousarray(lab8(look)[:, :, 0])
+    start, end = (a - middle) * CLOSER + reach, (b - middle) * CLOSER + reach
+    across = np.array([start[1] - end[1], end[0] - start[0]]) / float(np.linalg.norm(end - start))
+    line = np.mean(
+        [
+            _along(lightness, _point(start + across * offset), _point(end + across * offset))
+            for offset in range(-BAND, BAND + 1)
+        ],
+        axis=0,
+    )
+    closer_half = half * CLOSER
+    step = abs(
+        _top_lightness(lightness, *_point(start), closer_half)
+        - _top_lightness(lightness, *_point(end), closer_half)
+    )
+    return _dips(line, step)
+
+
+def _point(at: NDArray[np.float64]) -> tuple[float, float]:
+    """A point (x, y) as plain floats."""
+    return float(at[0]), float(at[1])
+
+
+def _dips(line: FloatImage, step: float) -> bool:
+    """Whether the lightness along the line between two tops (SAMPLES points) dips between
+    them as a crack does (`step`: how far the two tops' own lightness differs)."""
     inner = line[INNER]
     # The darkest point between the tops lies in the middle half: a slope or a wide bowl of
     # shade across both tops has it elsewhere.
@@ -86,4 +163,4 @@ def seam_between(
     return dip >= SEAM_DIP and (step < SEAM_ALIKE or dip > step)
 
 
-__all__ = ["seam_between"]
+__all__ = ["seam_between", "seam_in_picture"]

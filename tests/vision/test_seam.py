@@ -3,13 +3,16 @@ them tells two cubes from one found twice."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from conftest import calibrate_set
 
 from companion.core.cubes import Colour
 from companion.devices.tray_render import calibration_set
 from companion.vision import read_tray
-from companion.vision.seam import seam_between
+from companion.vision.seam import seam_between, seam_in_picture
+from companion.vision.segment import lab8, smooth8
+from companion.vision.tray_view import TrayView, view_for
 
 # Two tops' middles 8 pixels apart on a 40 x 30 lightness plane, judged by 3 x 3 squares.
 FIRST, SECOND = (16.0, 15.0), (24.0, 15.0)
@@ -77,6 +80,57 @@ def test_a_faint_dip_within_the_noise_is_no_seam() -> None:
     lightness = _tops()
     lightness[:, 19:21] = 59.0
     assert not seam_between(lightness, FIRST, SECOND, HALF)
+
+
+def _picture_and_view(crack: bool, noise: float = 0.0) -> tuple[np.ndarray, TrayView]:
+    """A 120 x 90 picture of two grey tops meeting at column 60, with a faint crack one
+    picture pixel wide there (2 L on the tops' 62 after the camera's blur) or none, and a view
+    of it a third its scale."""
+    picture = np.full((90, 120, 3), 150, np.uint8)
+    if crack:
+        picture[:, 60] = 135
+    if noise:
+        grain = np.random.default_rng(7).normal(0.0, noise, picture.shape[:2])
+        picture = np.clip(picture + grain[:, :, None], 0, 255).astype(np.uint8)
+    corners = ((0.0, 0.0), (119.0, 0.0), (119.0, 89.0), (0.0, 89.0))
+    return picture, view_for(corners, 1.0 / 3.0)
+
+
+def _in_view(view: TrayView, x: float, y: float) -> tuple[float, float]:
+    """A picture point in view pixels."""
+    mapped = cv2.perspectiveTransform(np.array([[[x, y]]], np.float64), view.homography)
+    return float(mapped[0, 0, 0]), float(mapped[0, 0, 1])
+
+
+def test_a_crack_the_view_is_too_coarse_for_shows_in_the_picture() -> None:
+    picture, view = _picture_and_view(crack=True)
+    first, second = _in_view(view, 48.0, 45.0), _in_view(view, 72.0, 45.0)
+    # The view, a third the picture's scale and blurred as it is compared (for cubes ten
+    # view pixels wide), blends the crack into the tops beside it: it dips 1.2 L.
+    lightness = np.ascontiguousarray(lab8(smooth8(view.warp(picture), 10.0))[:, :, 0])
+    assert not seam_between(lightness, first, second, HALF)
+    assert seam_in_picture(picture, view, None, first, second, HALF)
+    assert seam_in_picture(picture, view, None, second, first, HALF)
+
+
+def test_an_even_top_has_no_seam_in_the_picture_though_its_pixels_are_noisy() -> None:
+    # Pixel noise of 4 levels makes dips of a level and more along any one line of pixels;
+    # averaged across the line, it makes none.
+    for noise in (0.0, 4.0):
+        picture, view = _picture_and_view(crack=False, noise=noise)
+        first, second = _in_view(view, 48.0, 45.0), _in_view(view, 72.0, 45.0)
+        assert not seam_in_picture(picture, view, None, first, second, HALF)
+
+
+def test_two_browns_whose_crack_only_the_picture_shows_are_counted_two() -> None:
+    # Rendered set-up (neutral light): two brown cubes touch side by side in a cluster of 20.
+    # The view's shrink and blur smoothed the crack between them away, and they were counted
+    # as one brown cube.
+    shots = calibration_set(1573032577, "neutral", tests=7, jpeg=False)
+    picture = shots.tests[6]
+    assert picture.counts[Colour.BROWN] == 2
+    reading = read_tray(picture.image, calibrate_set(shots))
+    assert reading.counts == picture.counts
 
 
 def test_three_black_cubes_two_of_them_pressed_together_are_counted_three() -> None:
