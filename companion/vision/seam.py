@@ -53,7 +53,7 @@ SEAM_ALIKE = 3.0
 # lightness along it is averaged, so that noise cannot make a dip and the crack, which runs
 # across the line, stays whole. (Shared renderer, seeds 0-3: 2 pictures more read right,
 # none fewer, no cube more made up; each a pair of browns whose crack the view had smoothed
-# away.)
+# away. A band of 1 or 4 read the same pictures right.)
 CLOSER = 3
 CLOSER_BLUR = 1.0
 BAND = 2
