@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from companion.devices.simtray.camera import PinholeCamera, camera_for
-from companion.devices.tray_render import CalibrationSet, CameraPose, calibration_set
-from companion.vision import Profile, calibrate
+from companion.devices.tray_render import CalibrationSet, CameraPose, RenderedTray, calibration_set
+from companion.vision import Profile, TrayReading, calibrate, read_tray
 from companion.vision.corners import order_corners
 from companion.vision.overhead import Overhead, camera_over
 
@@ -33,6 +33,15 @@ def calibrate_set(
     corners = None if floor is None else order_corners(np.array(floor, np.float32))
     pictures = {colour: shot.image for colour, shot in cal.colours}
     return calibrate(cal.empty.image, pictures, corners=corners)
+
+
+def last_reading(
+    setup: int, condition: str, tests: int, jpeg: bool = False
+) -> tuple[RenderedTray, TrayReading]:
+    """The last of a rendered set-up's `tests` test pictures, and its reading."""
+    shots = calibration_set(setup, condition, tests=tests, jpeg=jpeg)
+    picture = shots.tests[-1]
+    return picture, read_tray(picture.image, calibrate_set(shots))
 
 
 @pytest.fixture(scope="session")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import calibrate_set
+from conftest import last_reading
 
 from companion.core.cubes import Colour
-from companion.devices.tray_render import RenderedTray, calibration_set
-from companion.vision import TrayReading, read_tray
+from companion.devices.tray_render import RenderedTray
+from companion.vision import TrayReading
 from companion.vision import reasons as doubt
 from companion.vision.colours import DEEPEST_SHADE, in_shade_distances2
 from companion.vision.off_colour import OffColour, off_colour_cubes
@@ -224,13 +224,6 @@ def test_a_small_patch_is_a_cube_only_when_its_colour_is_unmistakable() -> None:
     assert [f.colour for f in _scene([(slice(20, 30), slice(30, 40), nearer)])] == [0]
 
 
-def _last_reading(setup: int, condition: str, tests: int) -> tuple[RenderedTray, TrayReading]:
-    """The last of a rendered set-up's `tests` test pictures, and its reading."""
-    shots = calibration_set(setup, condition, tests=tests, jpeg=False)
-    picture = shots.tests[-1]
-    return picture, read_tray(picture.image, calibrate_set(shots))
-
-
 def _counted_in_doubt(picture: RenderedTray, reading: TrayReading, colour: Colour) -> None:
     """The reading counts the picture right, one cube of `colour` among them, and says the
     cube looks unlike its calibration picture."""
@@ -244,7 +237,7 @@ def test_a_white_cube_the_exposure_moved_off_its_model_is_counted_in_doubt() -> 
     # Rendered clustered set-up: this test picture is exposed darker than the empty
     # tray (gains 0.67-0.76), and its white cube reads (84, 12, 42) against the white model's
     # (79, 19, 32), d² 32: beyond the reach of every colour, so it used to be missed.
-    picture, reading = _last_reading(728613178, "clustered", 5)
+    picture, reading = last_reading(728613178, "clustered", 5)
     _counted_in_doubt(picture, reading, Colour.WHITE)
     recovered = [c for c in reading.cubes if c.colour is Colour.WHITE and c.confidence <= 0.5]
     truth = [c for c in picture.cubes if c.colour is Colour.WHITE]
@@ -263,5 +256,5 @@ def test_a_yellow_cube_mostly_claimed_by_the_black_one_it_leans_on_is_counted_in
     # black cube's square takes most of the yellow's top; what is left (a quarter of a
     # cube's square) lies off every model (yellow's d² 39), but red is 6 times as far. It
     # used to be missed.
-    picture, reading = _last_reading(1521487928, "tilted", 2)
+    picture, reading = last_reading(1521487928, "tilted", 2)
     _counted_in_doubt(picture, reading, Colour.YELLOW)

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from conftest import calibrate_set
+from conftest import last_reading
 
 from companion.core.cubes import Colour
-from companion.devices.tray_render import calibration_set
-from companion.vision import read_tray
 from companion.vision.seam import seam_between, seam_in_picture
 from companion.vision.segment import lab8, smooth8
 from companion.vision.tray_view import TrayView, view_for
@@ -126,10 +124,8 @@ def test_two_browns_whose_crack_only_the_picture_shows_are_counted_two() -> None
     # Rendered set-up (neutral light): two brown cubes touch side by side in a cluster of 20.
     # The view's shrink and blur smoothed the crack between them away, and they were counted
     # as one brown cube.
-    shots = calibration_set(1573032577, "neutral", tests=7, jpeg=False)
-    picture = shots.tests[6]
+    picture, reading = last_reading(1573032577, "neutral", 7)
     assert picture.counts[Colour.BROWN] == 2
-    reading = read_tray(picture.image, calibrate_set(shots))
     assert reading.counts == picture.counts
 
 
@@ -138,10 +134,8 @@ def test_two_blacks_whose_evidence_falls_short_of_two_are_two_with_a_crack_betwe
     # a dark olive print. Their evidence holds too little for two cubes, so the second peak was
     # taken for the first cube found twice (`patches.without_split_cubes`), though the picture
     # shows the crack between their tops.
-    shots = calibration_set(135597227, "warm", tests=7, jpeg=False)
-    picture = shots.tests[6]
+    picture, reading = last_reading(135597227, "warm", 7)
     assert picture.counts[Colour.BLACK] == 2
-    reading = read_tray(picture.image, calibrate_set(shots))
     assert reading.counts == picture.counts
 
 
@@ -149,10 +143,8 @@ def test_three_black_cubes_two_of_them_pressed_together_are_counted_three() -> N
     # Rendered set-up (warm light): two of the black cubes touch corner to side, and their
     # evidence peaks lie closer than two lying cubes' middles ever do. They used to be
     # counted as one black cube.
-    shots = calibration_set(740612672, "warm", tests=1)
-    picture = shots.tests[0]
+    picture, reading = last_reading(740612672, "warm", 1, jpeg=True)
     assert picture.counts[Colour.BLACK] == 3
-    reading = read_tray(picture.image, calibrate_set(shots))
     assert reading.counts == picture.counts
     # Still in doubt: the two may yet be one cube leaning. (Since the colours are learned
     # without the cubes' shadows, the cluster and a colour between yellow and brown are
@@ -165,8 +157,6 @@ def test_two_blue_cubes_side_by_side_by_the_wall_are_counted_two() -> None:
     # cubes look smaller than the set-up's average. The first peak was found 1.4 pixels
     # towards the second, so the crack lay a third of the way between the two peaks, and
     # the pair was counted as one blue cube.
-    shots = calibration_set(1838304345, "daylight", tests=1, jpeg=False)
-    picture = shots.tests[0]
+    picture, reading = last_reading(1838304345, "daylight", 1)
     assert picture.counts[Colour.BLUE] == 3
-    reading = read_tray(picture.image, calibrate_set(shots))
     assert reading.counts == picture.counts
