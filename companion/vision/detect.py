@@ -235,17 +235,8 @@ def find_cubes(
     patches = [evidence_patches(plane) for plane in seen.maps]
     split: list[Found] = []
     if areas_measured:
-        whole = (slice(0, None), slice(0, None))
-        crack = _crack_finder(comparison, whole, picture)
-        inner = odd(BOX * side) // 2
         cubes, split = without_split_cubes(
-            cubes,
-            patches,
-            seen.maps,
-            prepared.areas,
-            profile.cube_side,
-            prepared.overhead,
-            lambda first, second: crack(first, second, inner),
+            cubes, patches, seen.maps, prepared.areas, profile.cube_side, prepared.overhead
         )
     cubes += left_over_cubes(patches, cubes, comparison, prepared, allowed)
     # What one found cube accounts for in a region's area: the square its colour covers, and

@@ -11,7 +11,6 @@ them, are one cube found twice (`without_split_cubes`). The doubts weigh the pat
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import NamedTuple
 
 import cv2
@@ -219,7 +218,6 @@ def without_split_cubes(
     areas: NDArray[np.float64],
     cube_side: float,
     overhead: Overhead | None,
-    crack: Callable[[tuple[int, int], tuple[int, int]], bool] | None = None,
 ) -> tuple[list[Found], list[Found]]:
     """The cubes less those found twice, and the ones taken out (`maps`: the evidence the
     `patches` were found in; `overhead`: where the camera is, None: not known).
@@ -233,9 +231,7 @@ def without_split_cubes(
     short of two, and it is square round them, they are one cube: the weaker peak goes.
     When one lies from the other towards the point below the camera (`overhead`), the face
     it sees there makes the cube longer: the pair may lie further apart, and the patch be
-    as long as the top and that face (`_face_slant`). Two peaks with a crack between them
-    (`crack`, given two peaks' middles, x y; None: not looked for) are two cubes whatever
-    their patch holds: one cube's top has no crack across it.
+    as long as the top and that face (`_face_slant`).
     """
     taken: list[Found] = []
     for index, own in enumerate(patches):
@@ -276,10 +272,6 @@ def without_split_cubes(
                 # oblong of its top and the side face the camera sees beside it.
                 around = points[np.hypot(*(points - middle).T) <= cube_side]
                 if _box_shape(around.astype(np.float32))[0] > max(SPLIT_ASPECT, 1.0 + slant):
-                    break
-                if crack is not None and crack(
-                    (round(first.x), round(first.y)), (round(second.x), round(second.y))
-                ):
                     break
                 weaker = min(first, second, key=lambda c: (c.fill, c.margin))
                 group.remove(weaker)

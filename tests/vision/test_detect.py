@@ -37,7 +37,6 @@ from companion.vision.likelihood import Evidence, evidence
 from companion.vision.overhead import Overhead, camera_over
 from companion.vision.patches import evidence_patches, without_split_cubes
 from companion.vision.peaks import select
-from companion.vision.seam import seam_between
 from companion.vision.segment import Comparison, gradient
 from companion.vision.shadow import ShadowLine
 
@@ -1011,23 +1010,13 @@ def _blue_evidence(width: int, strength: float, height: int = int(SIDE)) -> NDAr
 
 
 def _split(
-    cubes: list[Found],
-    maps: NDArray[np.float32],
-    overhead: Overhead | None = None,
-    lightness: NDArray[np.float32] | None = None,
+    cubes: list[Found], maps: NDArray[np.float32], overhead: Overhead | None = None
 ) -> tuple[list[Found], list[Found]]:
     """`without_split_cubes` on these evidence maps, one cube's worth a side squared, seen by
-    a camera at `overhead` (None: not known), a crack looked for in `lightness` (None: not)."""
+    a camera at `overhead` (None: not known)."""
     patches = [evidence_patches(plane) for plane in maps]
     areas = np.full(len(COLOURS), SIDE * SIDE)
-    if lightness is None:
-        return without_split_cubes(cubes, patches, maps, areas, SIDE, overhead)
-    plane = lightness
-
-    def crack(first: tuple[int, int], second: tuple[int, int]) -> bool:
-        return seam_between(plane, first, second, 1)
-
-    return without_split_cubes(cubes, patches, maps, areas, SIDE, overhead, crack)
+    return without_split_cubes(cubes, patches, maps, areas, SIDE, overhead)
 
 
 def test_one_cube_found_twice_is_one_but_two_short_of_evidence_side_by_side_stay_two() -> None:
@@ -1042,17 +1031,6 @@ def test_one_cube_found_twice_is_one_but_two_short_of_evidence_side_by_side_stay
     # Peaks a side and a half apart are never one cube, even in a square patch short of two.
     apart = [pair[0], Found(0, 31.0, 16.0, 0.7, 5.0, 1)]
     assert _split(apart, _blue_evidence(22, 0.3, 20)) == (apart, [])
-
-
-def test_two_peaks_in_a_square_patch_short_of_two_are_two_cubes_with_a_crack_between() -> None:
-    # Two touching cubes whose evidence falls short of two cubes' worth (half of one in its
-    # neighbour's shade, say): the crack where their tops meet tells them from one found twice.
-    pair = [Found(0, 13.0, 16.0, 1.0, 5.0, 1), Found(0, 23.8, 16.0, 0.7, 5.0, 1)]
-    maps = _blue_evidence(14, 1.0)
-    lightness = np.full(maps.shape[1:], 60.0, np.float32)
-    assert _split(pair, maps, lightness=lightness) == ([pair[0]], [pair[1]])
-    lightness[:, 18:20] = 55.0
-    assert _split(pair, maps, lightness=lightness) == (pair, [])
 
 
 def test_one_cube_and_the_side_face_a_leaning_camera_sees_are_one_however_long() -> None:

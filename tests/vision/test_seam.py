@@ -129,16 +129,6 @@ def test_two_browns_whose_crack_only_the_picture_shows_are_counted_two() -> None
     assert reading.counts == picture.counts
 
 
-def test_two_blacks_whose_evidence_falls_short_of_two_are_two_with_a_crack_between() -> None:
-    # Rendered set-up (warm light): two black cubes touch side by side beside a yellow one, on
-    # a dark olive print. Their evidence holds too little for two cubes, so the second peak was
-    # taken for the first cube found twice (`patches.without_split_cubes`), though the picture
-    # shows the crack between their tops.
-    picture, reading = last_reading(135597227, "warm", 7)
-    assert picture.counts[Colour.BLACK] == 2
-    assert reading.counts == picture.counts
-
-
 def test_three_black_cubes_two_of_them_pressed_together_are_counted_three() -> None:
     # Rendered set-up (warm light): two of the black cubes touch corner to side, and their
     # evidence peaks lie closer than two lying cubes' middles ever do. They used to be
