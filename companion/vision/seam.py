@@ -10,7 +10,8 @@ from the lit top to the shaded face and stays down).
 
 The crack is often narrower than a view pixel, and the view's shrink and blur smooth it away,
 while the picture has two to three times the view's pixels across it. So where the view shows
-no crack, the picture round the two tops is looked at closer (`seam_in_picture`).
+no crack, the picture round the two tops is looked at closer (`seam_in_picture`, with
+`closer.closer_look`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.vision.arrays import square_around
+from companion.vision.closer import SCALE, closer_look
 from companion.vision.images import BGRImage, FloatImage
-from companion.vision.segment import lab8
 from companion.vision.tray_view import TrayView
 
 # Points sampled along the line from one centre to the other (both ends included): the
@@ -48,14 +49,11 @@ INNER = slice(4, 17)
 # pairs of one cube with a dip in the middle dipped 0.45-0.86 times their step.)
 SEAM_DIP = 1.5
 SEAM_ALIKE = 3.0
-# The closer look: its scale over the view's, the blur that takes the picture's pixel noise
-# off (closer-look pixels), and how far to either side of the line (closer-look pixels) the
-# lightness along it is averaged, so that noise cannot make a dip and the crack, which runs
-# across the line, stays whole. (Shared renderer, seeds 0-3: 2 pictures more read right,
+# How far to either side of the line (closer-look pixels) the lightness along it is averaged
+# in the closer look, so that noise cannot make a dip and the crack, which runs across the
+# line, stays whole. (Shared renderer, seeds 0-3: 2 pictures more read right,
 # none fewer, no cube more made up; each a pair of browns whose crack the view had smoothed
 # away. A band of 1 or 4 read the same pictures right.)
-CLOSER = 3
-CLOSER_BLUR = 1.0
 BAND = 2
 
 
@@ -101,33 +99,16 @@ def seam_in_picture(
     second: tuple[float, float],
     half: int,
 ) -> bool:
-    """`seam_between` judged in the picture itself, CLOSER times the view's scale, round two
-    tops of one colour (`first`, `second`: view pixels, x y; `tables`: the view's light
-    matching, `segment.Comparison.tables`, None: none)."""
+    """`seam_between` judged in the picture itself, in a closer look (`closer.closer_look`)
+    round two tops of one colour (`first`, `second`: view pixels, x y; `tables`: the view's
+    light matching, `segment.Comparison.tables`, None: none)."""
     a, b = np.array(first, np.float64), np.array(second, np.float64)
     middle = (a + b) / 2.0
     # Half the closer look's side: both tops' squares and the band round the line fit in.
-    reach = int(np.ceil((np.linalg.norm(b - a) / 2.0 + half + 2) * CLOSER))
-    to_look = np.array(
-        [
-            [CLOSER, 0.0, reach - CLOSER * middle[0]],
-            [0.0, CLOSER, reach - CLOSER * middle[1]],
-            [0.0, 0.0, 1.0],
-        ]
-    )
-    side = 2 * reach + 1
-    warped = cv2.warpPerspective(
-        picture,
-        to_look @ view.homography,
-        (side, side),
-        flags=cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
-    look: BGRImage = np.asarray(cv2.GaussianBlur(warped, (0, 0), CLOSER_BLUR), np.uint8)
-    if tables is not None:
-        look = np.asarray(cv2.LUT(look, tables), np.uint8)
-    lightness = np.ascontiguousarray(lab8(look)[:, :, 0])
-    start, end = (a - middle) * CLOSER + reach, (b - middle) * CLOSER + reach
+    reach = int(np.ceil((np.linalg.norm(b - a) / 2.0 + half + 2) * SCALE))
+    lab, _, _ = closer_look(picture, view, tables, _point(middle), reach)
+    lightness = np.ascontiguousarray(lab[:, :, 0])
+    start, end = (a - middle) * SCALE + reach, (b - middle) * SCALE + reach
     across = np.array([start[1] - end[1], end[0] - start[0]]) / float(np.linalg.norm(end - start))
     line = np.mean(
         [
@@ -136,7 +117,7 @@ def seam_in_picture(
         ],
         axis=0,
     )
-    closer_half = half * CLOSER
+    closer_half = half * SCALE
     step = abs(
         _top_lightness(lightness, *_point(start), closer_half)
         - _top_lightness(lightness, *_point(end), closer_half)

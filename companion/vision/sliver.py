@@ -43,6 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
+from companion.vision.closer import SCALE, closer_look
 from companion.vision.colours import (
     HARD_PAIRS,
     distances2,
@@ -53,17 +54,13 @@ from companion.vision.colours import (
 from companion.vision.images import BGRImage, FloatImage, Mask
 from companion.vision.overhead import Overhead
 from companion.vision.profile import Prepared
-from companion.vision.segment import Comparison, channel_norm, lab8
+from companion.vision.segment import Comparison, channel_norm
 from companion.vision.shadow import darkening
 from companion.vision.tray_view import TrayView
 
-# The closer look's scale over the view's, and how far round a cube's centre it looks (cube
-# sides: a sliver lies within a side of the centre of the cube above it).
-SCALE = 3
+# How far round a cube's centre the closer look (`closer.closer_look`) looks (cube sides: a
+# sliver lies within a side of the centre of the cube above it).
 REACH = 1.4
-# The blur that takes the picture's pixel noise off (closer-look pixels), far less than the
-# view's: the sliver is what the view's blur lost.
-BLUR = 1.0
 # A pixel of a cube colour fits its model this well (squared Mahalanobis distance) ...
 FIT_D2 = 9.0
 # ... and differs from the empty tray by more than this (CIE76: above the view's change
@@ -199,29 +196,8 @@ def _closer_look(
     prepared: Prepared,
     centre: tuple[float, float],
 ) -> tuple[FloatImage, BGRImage, NDArray[np.float64]]:
-    """The picture round a view point at SCALE times the view's scale, its light normalised
-    as the view's was, in Lab and in 8-bit BGR; and the affine map from view pixels to its
-    pixels."""
-    half = _half_look(prepared)
-    size = (2 * half + 1, 2 * half + 1)
-    to_look = np.array(
-        [
-            [SCALE, 0.0, half - SCALE * centre[0]],
-            [0.0, SCALE, half - SCALE * centre[1]],
-            [0.0, 0.0, 1.0],
-        ]
-    )
-    warped = cv2.warpPerspective(
-        image,
-        to_look @ view.homography,
-        size,
-        flags=cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
-    smoothed = np.asarray(cv2.GaussianBlur(warped, (0, 0), BLUR), np.uint8)
-    if comparison.tables is not None:
-        smoothed = np.asarray(cv2.LUT(smoothed, comparison.tables), np.uint8)
-    return lab8(smoothed), smoothed, to_look[:2]
+    """The closer look (`closer.closer_look`) round a view point, REACH cube sides each way."""
+    return closer_look(image, view, comparison.tables, centre, _half_look(prepared))
 
 
 def _view_at(
