@@ -50,10 +50,12 @@ INNER = slice(4, 17)
 SEAM_DIP = 1.5
 SEAM_ALIKE = 3.0
 # How far to either side of the line (closer-look pixels) the lightness along it is averaged
-# in the closer look, so that noise cannot make a dip and the crack, which runs across the
-# line, stays whole. (Shared renderer, seeds 0-3: 2 pictures more read right,
+# in the closer look: the crack runs across the line, so the band keeps it whole while it
+# evens out the picture's grain. (Shared renderer, seeds 0-3: 2 pictures more read right,
 # none fewer, no cube more made up; each a pair of browns whose crack the view had smoothed
-# away. A band of 1 or 4 read the same pictures right.)
+# away. A band of 1 or 4 read the same pictures right. On an even grey top with pixel noise
+# of 4 to 8 levels, 30 draws each, no band made a crack, not even none: the closer look's
+# blur is enough there.)
 BAND = 2
 
 
