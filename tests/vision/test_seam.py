@@ -81,9 +81,9 @@ def test_a_faint_dip_within_the_noise_is_no_seam() -> None:
 
 
 def _picture_and_view(crack: bool, noise: float = 0.0) -> tuple[np.ndarray, TrayView]:
-    """A 120 x 90 picture of two grey tops meeting at column 60, with a faint crack one
-    picture pixel wide there (2 L on the tops' 62 after the camera's blur) or none, and a view
-    of it a third its scale."""
+    """A 120 x 90 picture of two grey tops (level 150) meeting at column 60, with a faint
+    crack one picture pixel wide there (level 135) or none, and a view of it a third its
+    scale."""
     picture = np.full((90, 120, 3), 150, np.uint8)
     if crack:
         picture[:, 60] = 135
