@@ -241,6 +241,7 @@ def run_watch(args: argparse.Namespace) -> int:
         raise CommandError(str(error)) from None
     settler = Settler(profile)
     status = 0
+    frames = 0
     with source:
         while True:
             try:
@@ -257,7 +258,15 @@ def run_watch(args: argparse.Namespace) -> int:
             # A video file decodes faster than it was filmed: use its own clock.
             timestamp = frame.index / fps if fps else frame.timestamp
             image: BGRImage = frame.image
+            frames += 1
             _emit(settler.feed(image, timestamp), args.json)
+    if frames == 1 and status == 0:
+        # (OpenCV opens a picture as a video of one frame: nothing can settle in it.)
+        raise CommandError(
+            f"{args.source} holds a single frame: count a still picture with `companion count`"
+        )
+    if status == 0 and (unread := settler.unread()) is not None:
+        print(f"companion watch: {unread}", file=sys.stderr)
     return status
 
 

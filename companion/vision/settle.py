@@ -105,6 +105,7 @@ class Settler:
         self._still_since: float | None = None
         self._checked = False
         self._status: Status | None = None
+        self._last: float | None = None
 
     def _signature(self, image: BGRImage, *, warped: bool = False) -> NDArray[np.float32]:
         """A small blurred grey top-down view of the tray (about half the view's size)."""
@@ -130,6 +131,7 @@ class Settler:
 
     def feed(self, image: BGRImage, timestamp: float) -> list[Event]:
         """Take one frame (BGR, the profile's picture size; `timestamp` in seconds)."""
+        self._last = timestamp
         size = (image.shape[1], image.shape[0]) if image.ndim == 3 else (0, 0)
         if size != (self.profile.picture_width, self.profile.picture_height):
             return self.lost(
@@ -169,13 +171,38 @@ class Settler:
         self._checked = True
         return self._settled(image, current, timestamp)
 
+    def _new_content(self, current: NDArray[np.float32]) -> bool:
+        """Whether the tray's signature differs from the one last reported (or the empty
+        tray's) by more than camera noise."""
+        difference = np.abs(current - self._reported)
+        level = max(MOTION_LEVEL, 4.0 * float(np.median(difference)))
+        return float(np.mean(difference > level)) >= NEW_CONTENT_SHARE
+
+    def unread(self) -> str | None:
+        """Why the last frames fed gave no reading of what the tray now holds, when the
+        source has ended with something new in it; None when nothing is left unread.
+
+        A video that stops while the cubes still roll, or too soon after they come to rest,
+        ends before any reading is settled; saying so beats ending in silence.
+        """
+        if self._previous is None or self._last is None or self._checked:
+            return None
+        if not self._new_content(self._previous):
+            return None
+        if self._still_since is None:
+            moving = "a hand was in view" if self._status == Status.HAND else "cubes were moving"
+            return f"the source ended while {moving}: the last drop was not read"
+        rest = self._last - self._still_since
+        return (
+            f"the source ended {rest:.1f} s after the tray came to rest, before the "
+            f"{self.settle_seconds:.1f} s a reading waits for: the last drop was not read"
+        )
+
     def _settled(
         self, image: BGRImage, current: NDArray[np.float32], timestamp: float
     ) -> list[Event]:
         """The tray has been still long enough: read it if it changed since the last report."""
-        difference = np.abs(current - self._reported)
-        level = max(MOTION_LEVEL, 4.0 * float(np.median(difference)))
-        if float(np.mean(difference > level)) < NEW_CONTENT_SHARE:
+        if not self._new_content(current):
             return self._set(Status.STILL, timestamp, "nothing new in the tray")
         try:
             reading = self._reader(image, self.profile)

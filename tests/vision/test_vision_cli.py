@@ -194,3 +194,30 @@ def test_watch_missing_source_exits_2(
 ) -> None:
     assert main(["watch", "no-such-video.avi", "--profile", str(profile_file)]) == 2
     assert "no-such-video.avi" in capsys.readouterr().err
+
+
+def test_watch_says_a_still_picture_is_for_count(
+    cal: CalibrationSet, profile_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    picture = tmp_path / "tray.png"
+    cv2.imwrite(str(picture), cal.tests[0].image)
+    assert main(["watch", str(picture), "--profile", str(profile_file)]) == 2
+    error = capsys.readouterr().err
+    assert "single frame" in error and "companion count" in error
+
+
+def test_watch_says_when_the_video_ends_before_the_drop_settles(
+    cal: CalibrationSet, profile_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scene = TrayScene.random(43, "neutral", counts=Counts(red=1, green=2), setup=cal.setup)
+    frames = [shot.image for shot in drop_frames(scene, frames=10, fps=15.0)]
+    height, width = frames[0].shape[:2]
+    video = tmp_path / "cut.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 15.0, (width, height))
+    for image in frames[:5]:
+        writer.write(np.ascontiguousarray(image))
+    writer.release()
+    assert main(["watch", str(video), "--profile", str(profile_file)]) == 0
+    captured = capsys.readouterr()
+    assert "rolling" in captured.out
+    assert "the last drop was not read" in captured.err

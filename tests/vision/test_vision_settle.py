@@ -79,3 +79,31 @@ def test_lost_camera_dark_frames_and_wrong_size(profile: Profile) -> None:
     changes = settler.feed(small, 3.0)
     assert [e.status for e in changes] == [Status.CAMERA_LOST]
     assert "10x10" in changes[0].message
+
+
+def test_a_stream_ending_before_the_tray_settles_says_the_drop_went_unread(
+    cal: CalibrationSet, profile: Profile, drop: tuple[TrayScene, list[np.ndarray]]
+) -> None:
+    _, frames = drop
+    rolling = Settler(profile)
+    _feed(rolling, frames[:6])
+    assert (
+        rolling.unread() == "the source ended while cubes were moving: the last drop was not read"
+    )
+    # At rest from the eighth frame on: ending 0.5 s later, short of the 0.6 s a reading
+    # waits for.
+    resting = Settler(profile)
+    events = _feed(resting, frames[:15])
+    assert not [e for e in events if isinstance(e, SettledReading)]
+    assert resting.unread() == (
+        "the source ended 0.5 s after the tray came to rest, before the 0.6 s a reading "
+        "waits for: the last drop was not read"
+    )
+    # Read in full: nothing left unread.
+    settled = Settler(profile)
+    _feed(settled, frames)
+    assert settled.unread() is None
+    # A short stream of the empty tray holds nothing to read.
+    empty = Settler(profile)
+    _feed(empty, [render(TrayScene.random(7, counts=Counts(), setup=cal.setup)).image] * 3)
+    assert empty.unread() is None
