@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from companion.core.cubes import Colour, Counts
-from companion.vision import Profile, calibrate, load_image, read_tray
+from companion.vision import CalibrationError, Profile, calibrate, load_image, read_tray
 from companion.vision import reasons as doubt
 from companion.vision.cast import cast_offset
 
@@ -217,3 +217,15 @@ def test_the_purple_floor_a_red_cube_lights_beside_it_is_no_red_cube(name: str) 
     assert reading.counts == _truth(RED_ON_PURPLE, name)
     # Such a peak stays a doubt: a red cube half hidden beside another could look alike.
     assert doubt.PARTLY_HIDDEN.format(colour="red") in reading.reasons
+
+
+def test_a_drop_of_several_colours_taken_for_the_red_picture_is_refused() -> None:
+    # Path-traced: a drop of one blue, one black, two reds, one yellow and one white, taken
+    # for the red picture. The checks that judge lone cubes and the one that counts each
+    # picture let it pass; the red model learned from it spreads 35.5 in a and b (one
+    # colour's cubes: at most 21.3), and its cube regions fit the blue and yellow models.
+    pictures = WALL / "calibration"
+    chosen = {c: load_image(pictures / f"{c.value}.jpg") for c in Colour}
+    chosen[Colour.RED] = load_image(WALL / "drop09.jpg")
+    with pytest.raises(CalibrationError, match="red picture holds cubes that look blue, yellow"):
+        calibrate(load_image(pictures / "empty.jpg"), chosen)
