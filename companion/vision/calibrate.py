@@ -36,7 +36,7 @@ from companion.vision.profile import ColourModel, Profile, encode_noise_map, enc
 from companion.vision.segment import Comparison, Reference, compare
 from companion.vision.setup_noise import COVER_REACH, quiet_differences, unstable_pixels
 from companion.vision.shadow_model import shadow_model
-from companion.vision.strangers import check_distinct
+from companion.vision.strangers import check_apart, check_distinct
 from companion.vision.tray import find_tray
 from companion.vision.tray_view import TrayView, view_for
 
@@ -103,6 +103,7 @@ def calibrate(
         profile = _learn(empty, per_colour, profile.view, tray_found, debug, offset)
     if cube is not None:
         profile = Profile.model_validate({**dict(profile), "cube_side": cube})
+    check_apart(profile.colours)
     # Each colour picture counted once with the learned colours: the cubes found do not
     # depend on the areas measured from them.
     counted = count_own_pictures(profile, per_colour)

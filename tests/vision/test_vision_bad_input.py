@@ -91,6 +91,15 @@ def test_calibration_refuses_incomplete_or_inconsistent_sets(cal: CalibrationSet
         calibrate(cal.empty.image, no_cubes)
 
 
+def test_calibration_refuses_one_picture_given_for_two_colours(cal: CalibrationSet) -> None:
+    pictures = {colour: shot.image for colour, shot in cal.colours}
+    pictures[Colour.YELLOW] = pictures[Colour.WHITE]
+    with pytest.raises(CalibrationError, match="the yellow and white pictures show cubes of one"):
+        calibrate(cal.empty.image, pictures)
+    # Each colour on its own picture: the colours lie well apart.
+    calibrate(cal.empty.image, {colour: shot.image for colour, shot in cal.colours})
+
+
 def test_calibration_refuses_a_mixed_colour_picture(cal: CalibrationSet) -> None:
     mixed = {colour: shot.image for colour, shot in cal.colours}
     # Mixed colours are caught among lone cubes (a heap of touching cubes is not checked).
