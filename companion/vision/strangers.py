@@ -191,7 +191,7 @@ def check_apart(models: dict[Colour, ColourModel]) -> None:
             if float(np.sqrt(apart @ np.linalg.solve(spread, apart))) < SAME_COLOUR:
                 raise CalibrationError(
                     f"the {first.value} and {second.value} pictures show cubes of one colour; "
-                    f"take the one that is wrong again, with only cubes of its own colour"
+                    "take the one that is wrong again, with only cubes of its own colour"
                 )
 
 
@@ -278,12 +278,21 @@ def check_distinct(
         strangers: list[str] = []
         medians: list[NDArray[np.float64]] = []
         heaps: list[NDArray[np.float64]] = []
+        # Heaps are looked at only for a model too broad for one colour (`several_others`).
+        broad = _broad(models[colour])
         for number, area in enumerate(regions.areas, start=1):
             if area < 0.6 * typical:
                 continue
             region = regions.regions == number
             inner = core & region
             if inner.sum() < 5:
+                continue
+            ys, xs = np.nonzero(region)
+            # Only lone cubes testify alone: odd shapes are shadows, rim glints or cube heaps.
+            lone = area <= 1.8 * typical and looks_single(
+                np.stack([xs, ys], axis=1).astype(np.float32)
+            )
+            if not (lone or broad):
                 continue
             # A patch of print the exposure changed is no cube of any colour, nor a shadow
             # that keeps the print's hue.
@@ -294,11 +303,7 @@ def check_distinct(
             region_lab = lone_cube_colour(
                 comparisons[colour].lab[inner].astype(np.float64), means, inverses, index
             )
-            ys, xs = np.nonzero(region)
-            # Only lone cubes testify alone: odd shapes are shadows, rim glints or cube heaps.
-            if area > 1.8 * typical or not looks_single(
-                np.stack([xs, ys], axis=1).astype(np.float32)
-            ):
+            if not lone:
                 heaps.append(region_lab)
                 continue
             medians.append(region_lab)
@@ -329,7 +334,7 @@ def check_distinct(
             strangers = _stray_group(
                 comparisons[colour], floor, regions, core, side, index, (means, inverses), offset
             )
-        if not strangers and _broad(models[colour]):
+        if not strangers and broad:
             strangers = several_others(medians + heaps, means, inverses, index)
         if strangers:
             raise CalibrationError(
