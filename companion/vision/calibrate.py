@@ -18,6 +18,7 @@ import numpy as np
 
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.arrays import grown
+from companion.vision.colour_marks import check_apart, check_marks
 from companion.vision.colour_models import colour_model
 from companion.vision.corners import Corners, whole_picture
 from companion.vision.counted_pictures import check_counted_alike, count_own_pictures, measure_areas
@@ -36,7 +37,7 @@ from companion.vision.profile import ColourModel, Profile, encode_noise_map, enc
 from companion.vision.segment import Comparison, Reference, compare
 from companion.vision.setup_noise import COVER_REACH, quiet_differences, unstable_pixels
 from companion.vision.shadow_model import shadow_model
-from companion.vision.strangers import check_apart, check_distinct
+from companion.vision.strangers import check_distinct
 from companion.vision.tray import find_tray
 from companion.vision.tray_view import TrayView, view_for
 
@@ -104,6 +105,7 @@ def calibrate(
     if cube is not None:
         profile = Profile.model_validate({**dict(profile), "cube_side": cube})
     check_apart(profile.colours)
+    check_marks(profile.colours)
     # Each colour picture counted once with the learned colours: the cubes found do not
     # depend on the areas measured from them.
     counted = count_own_pictures(profile, per_colour)

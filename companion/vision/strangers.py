@@ -64,13 +64,6 @@ COLOURED_CHROMA = 22.0
 # on the shared renderer (132 clean sets, seeds 21, 13, 5, 0) and 21.3 on path-traced A, B
 # and C (40 sets). A picture of a drop of five colours, all in heaps, spread 27.7.
 BROAD = 24.0
-# Two colours' models lie at least this far apart (the Mahalanobis distance between their
-# means under their summed covariances) unless both pictures show cubes of one colour: 1.96
-# or more between any two colours in 171 clean sets (the shared renderer, seeds 21, 13, 5 and
-# 0, 131 sets; path-traced A, B and C, 40), 0.0 for one picture given for two colours. (Two
-# pictures of other white cubes under one lamp lay 1.3 and 1.9 apart: too near the clean
-# sets' to tell.)
-SAME_COLOUR = 1.0
 
 
 def _other_hue(
@@ -178,21 +171,6 @@ def pair_strangers(
                 if fits and alone[member] - np.sqrt(d2[member, other]) >= PAIR_MARGIN:
                     strangers.append(COLOURS[other].value)
     return strangers
-
-
-def check_apart(models: dict[Colour, ColourModel]) -> None:
-    """CalibrationError when two colour pictures show cubes of one colour (SAME_COLOUR), as
-    when one picture is given for two colours."""
-    for number, first in enumerate(COLOURS):
-        for second in COLOURS[number + 1 :]:
-            one, two = models[first], models[second]
-            apart = np.asarray(one.mean, np.float64) - np.asarray(two.mean, np.float64)
-            spread = np.asarray(one.covariance, np.float64) + np.asarray(two.covariance)
-            if float(np.sqrt(apart @ np.linalg.solve(spread, apart))) < SAME_COLOUR:
-                raise CalibrationError(
-                    f"the {first.value} and {second.value} pictures show cubes of one colour; "
-                    "take the one that is wrong again, with only cubes of its own colour"
-                )
 
 
 def several_others(
@@ -350,11 +328,9 @@ __all__ = [
     "HUE_CHROMA",
     "MIXED_HUE_DEGREES",
     "PAIR_MARGIN",
-    "SAME_COLOUR",
     "SHADED_HUE_DEGREES",
     "SHADED_LIGHTNESS",
     "STRANGER_FIT_D2",
-    "check_apart",
     "check_distinct",
     "lone_cube_colour",
     "pair_strangers",

@@ -98,6 +98,18 @@ def test_calibration_refuses_one_picture_given_for_two_colours(cal: CalibrationS
         calibrate(cal.empty.image, pictures)
 
 
+def test_calibration_refuses_a_picture_of_another_colours_cubes(cal: CalibrationSet) -> None:
+    # Three white cubes photographed for red: their model lies further from the white one
+    # than one picture given twice would, but red cubes are the reddest under any light.
+    pictures = {colour: shot.image for colour, shot in cal.colours}
+    scene = TrayScene.random(2, "neutral", counts=Counts(white=3), setup=cal.setup)
+    pictures[Colour.RED] = render(scene).image
+    with pytest.raises(
+        CalibrationError, match=r"red picture's cubes are not clearly redder than .*white"
+    ):
+        calibrate(cal.empty.image, pictures)
+
+
 def test_calibration_refuses_a_mixed_colour_picture(cal: CalibrationSet) -> None:
     mixed = {colour: shot.image for colour, shot in cal.colours}
     # Mixed colours are caught among lone cubes (a heap of touching cubes is not checked).

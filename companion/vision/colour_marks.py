@@ -1,0 +1,122 @@
+"""The seven learned colours checked as a set: each must be the colour its picture is named for.
+
+Whatever the lamp and the tray's print, a few things hold for every honest set of models: red
+cubes are the reddest (highest a), green the greenest (lowest a), blue the bluest (lowest b),
+yellow the yellowest (highest b), and white cubes far lighter than brown and black ones
+(`MARKS`). A picture of another colour's cubes given for one colour breaks one of them unless
+both colours are brown and black; and two pictures of one colour's cubes lie closer than two
+colours' ever do (`check_apart`). Both run once the colours are learned, and name every
+picture involved, as the models alone cannot tell which of them is wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.core.cubes import COLOURS, Colour
+from companion.vision.errors import CalibrationError
+from companion.vision.profile import ColourModel
+
+# Two colours' models lie at least this far apart (the Mahalanobis distance between their
+# means under their summed covariances) unless both pictures show cubes of one colour: 1.96
+# or more between any two colours in 171 clean sets (the shared renderer, seeds 21, 13, 5 and
+# 0, 131 sets; path-traced A, B and C, 40), 0.0 for one picture given for two colours.
+SAME_COLOUR = 1.0
+# How far (Lab units) a colour must lead every rival on its mark. In the 171 clean sets red
+# led by 19.9 or more (brown nearest), green by 11.4 (yellow), blue by 19.2 (black), yellow
+# by 14.6 (red), and white was 28.7 lighter than brown. With a picture of 3 cubes of another
+# colour rendered for one colour in 198 sets (seeds 21, 13, 5), the 32 that `check_apart`
+# passed led by at most 6.6 on the broken mark (green cubes for brown: green led by that much
+# over its own kind) and white by 9.8 (white cubes for black).
+HUE_LEAD = 8.0
+LIGHTNESS_LEAD = 14.0
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """What one colour's cubes lead all rivals on: `axis` of Lab (0 L, 1 a, 2 b), highest
+    (`sign` 1) or lowest (-1), by at least `lead`; `rivals` empty means every other colour."""
+
+    colour: Colour
+    axis: int
+    sign: float
+    lead: float
+    comparative: str
+    rivals: tuple[Colour, ...] = ()
+
+
+MARKS = (
+    Mark(Colour.RED, 1, 1.0, HUE_LEAD, "redder"),
+    Mark(Colour.GREEN, 1, -1.0, HUE_LEAD, "greener"),
+    Mark(Colour.BLUE, 2, -1.0, HUE_LEAD, "bluer"),
+    Mark(Colour.YELLOW, 2, 1.0, HUE_LEAD, "yellower"),
+    # White against the dark colours only: a white lamp's glare can make yellow or a pale
+    # print's hue as light (4 clean sets).
+    Mark(Colour.WHITE, 0, 1.0, LIGHTNESS_LEAD, "lighter", (Colour.BROWN, Colour.BLACK)),
+)
+
+
+def _distance(one: ColourModel, two: ColourModel) -> float:
+    """The Mahalanobis distance between two models' means under their summed covariances."""
+    apart = np.asarray(one.mean, np.float64) - np.asarray(two.mean, np.float64)
+    spread = np.asarray(one.covariance, np.float64) + np.asarray(two.covariance, np.float64)
+    return float(np.sqrt(apart @ np.linalg.solve(spread, apart)))
+
+
+def check_apart(models: dict[Colour, ColourModel]) -> None:
+    """CalibrationError when two colour pictures show cubes of one colour (SAME_COLOUR), as
+    when one picture is given for two colours."""
+    for number, first in enumerate(COLOURS):
+        for second in COLOURS[number + 1 :]:
+            if _distance(models[first], models[second]) < SAME_COLOUR:
+                raise CalibrationError(
+                    f"the {first.value} and {second.value} pictures show cubes of one colour; "
+                    "take the one that is wrong again, with only cubes of its own colour"
+                )
+
+
+def broken_mark(models: dict[Colour, ColourModel]) -> tuple[Mark, list[Colour]] | None:
+    """The first mark a colour does not lead by its margin, with the rivals that come that
+    close (the closest first); None when every mark holds."""
+    for mark in MARKS:
+        own = models[mark.colour].mean[mark.axis]
+        rivals = mark.rivals or tuple(c for c in COLOURS if c != mark.colour)
+        leads = {rival: mark.sign * (own - models[rival].mean[mark.axis]) for rival in rivals}
+        close = sorted(
+            (rival for rival in rivals if leads[rival] < mark.lead), key=lambda rival: leads[rival]
+        )
+        if close:
+            return mark, close
+    return None
+
+
+def check_marks(models: dict[Colour, ColourModel]) -> None:
+    """CalibrationError when a colour fails its mark (`MARKS`), naming the pictures involved:
+    the models alone cannot tell which of them shows cubes of another colour."""
+    broken = broken_mark(models)
+    if broken is None:
+        return
+    mark, close = broken
+    name = mark.colour.value
+    names = [rival.value for rival in close]
+    rivals = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    raise CalibrationError(
+        f"the {name} picture's cubes are not clearly {mark.comparative} than those of the "
+        f"{rivals} {'picture' if len(names) == 1 else 'pictures'}, as {name} cubes are under "
+        "any light: one of these pictures shows cubes of another colour; take it again with "
+        "only cubes of its own colour"
+    )
+
+
+__all__ = [
+    "HUE_LEAD",
+    "LIGHTNESS_LEAD",
+    "MARKS",
+    "SAME_COLOUR",
+    "Mark",
+    "broken_mark",
+    "check_apart",
+    "check_marks",
+]
