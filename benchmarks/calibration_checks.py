@@ -8,16 +8,19 @@ calibrates:
   again with a camera's sensor noise (sigma 2 levels) and JPEG quality 90, as another frame of
   the same scene would be. A set that is accepted or refused by the noise alone is fragile;
 - with one colour's picture replaced by a picture of 3 cubes of that colour and 2 of another
-  (drawn at random per set-up), which must be refused naming the picture.
+  (drawn at random per set-up), which must be refused naming the picture;
+- with the same picture replaced by one of 3 cubes of the other colour alone (the wrong cubes
+  put in the tray, or two pictures saved under each other's names), which must be refused.
 
 It prints per condition:
 
 - set-ups, clean sets refused (must be 0: a user with good pictures cannot go on), re-shots
   refused (must be 0 too),
 - mixed sets refused for holding cubes of two colours, refused for another reason, accepted,
+- sets with another colour's picture refused and accepted,
 
-and lists every refused clean set or re-shot and accepted mixed set with the seeds that
-reproduce it.
+and lists every refused clean set or re-shot and accepted mixed or wrong set with the seeds
+that reproduce it.
 
 Run: .venv/bin/python benchmarks/calibration_checks.py [--setups 3] [--seeds 21 13 5]
      [--reshots 2]
@@ -72,9 +75,10 @@ def _refusal(empty: np.ndarray, pictures: dict[Colour, np.ndarray]) -> str | Non
 
 def check_setup(
     seed: int, condition: str, index: int, k: int, reshots: int
-) -> tuple[str | None, list[str], str]:
+) -> tuple[str | None, list[str], str, str | None]:
     """(why the clean set was refused or None, why each refused re-shot was, what happened
-    to the mixed set: 'caught', 'accepted' or 'refused: ...') for one set-up."""
+    to the mixed set: 'caught', 'accepted' or 'refused: ...', and the set with another
+    colour's picture: None when refused, else which picture held which cubes) for one set-up."""
     setup_seed = sub_seed(seed, k, index)
     cal = calibration_set(setup_seed, condition, tests=0, jpeg=False)
     shots = cal.calibration_pictures()
@@ -97,13 +101,22 @@ def check_setup(
     mixed = dict(pictures)
     mixed[own] = render(scene).image
     pair = f"{own.value} picture with 2 {stray.value}"
-    try:
-        vision.calibrate(shots["empty"].image, mixed)
-    except vision.VisionError as error:
-        if CAUGHT in str(error):
-            return clean, refused_reshots, "caught"
-        return clean, refused_reshots, f"refused ({pair}): {error}"
-    return clean, refused_reshots, f"accepted ({pair})"
+    why = _refusal(shots["empty"].image, mixed)
+    if why is None:
+        outcome = f"accepted ({pair})"
+    elif CAUGHT in why:
+        outcome = "caught"
+    else:
+        outcome = f"refused ({pair}): {why}"
+    others = TrayScene.random(
+        setup_seed + 11, condition, counts=Counts.of({stray: 3}), setup=cal.setup
+    )
+    wrong = dict(pictures)
+    wrong[own] = render(others).image
+    unseen = None
+    if _refusal(shots["empty"].image, wrong) is None:
+        unseen = f"{own.value} picture with 3 {stray.value} alone"
+    return clean, refused_reshots, outcome, unseen
 
 
 def main() -> None:
@@ -120,19 +133,19 @@ def main() -> None:
         f"calibration checks: {args.setups} set-ups per condition, seeds {args.seeds}, "
         f"{args.reshots} re-shot(s) of each clean set"
     )
-    header = f"{'condition':12} {'sets':>4} {'clean refused':>13} {'re-shots refused':>16} {'mixed caught':>12} {'other':>5} {'accepted':>8} {'secs':>5}"
+    header = f"{'condition':12} {'sets':>4} {'clean refused':>13} {'re-shots refused':>16} {'mixed caught':>12} {'other':>5} {'accepted':>8} {'other colour refused':>20} {'accepted':>8} {'secs':>5}"
     print(header)
     print("-" * len(header))
     notes: list[str] = []
-    totals = [0, 0, 0, 0, 0, 0]
+    totals = [0, 0, 0, 0, 0, 0, 0, 0]
     for index, (_, condition) in enumerate(CONDITIONS):
         if condition in NOT_CALIBRATION or (args.only and condition not in args.only):
             continue
         start = time.perf_counter()
-        row = [0, 0, 0, 0, 0, 0]
+        row = [0, 0, 0, 0, 0, 0, 0, 0]
         for seed in args.seeds:
             for k in range(args.setups):
-                clean, reshots, mixed = check_setup(seed, condition, index, k, args.reshots)
+                clean, reshots, mixed, unseen = check_setup(seed, condition, index, k, args.reshots)
                 where = f"seed {seed} {condition} set-up {k}"
                 row[0] += 1
                 if clean is not None:
@@ -148,17 +161,22 @@ def main() -> None:
                 else:
                     row[4] += 1
                     notes.append(f"  {where}: mixed set {mixed}")
+                if unseen is None:
+                    row[6] += 1
+                else:
+                    row[7] += 1
+                    notes.append(f"  {where}: accepted the {unseen}")
         totals = [a + b for a, b in zip(totals, row, strict=True)]
         seconds = time.perf_counter() - start
         print(
             f"{condition:12} {row[0]:4d} {row[1]:13d} {row[2]:16d} {row[3]:12d} {row[4]:5d} "
-            f"{row[5]:8d} {seconds:5.0f}",
+            f"{row[5]:8d} {row[6]:20d} {row[7]:8d} {seconds:5.0f}",
             flush=True,
         )
     print("-" * len(header))
     print(
         f"{'all':12} {totals[0]:4d} {totals[1]:13d} {totals[2]:16d} {totals[3]:12d} "
-        f"{totals[4]:5d} {totals[5]:8d}"
+        f"{totals[4]:5d} {totals[5]:8d} {totals[6]:20d} {totals[7]:8d}"
     )
     for note in notes:
         print(note)
