@@ -3,9 +3,9 @@
 Whatever the lamp and the tray's print, a few things hold for every honest set of models: red
 cubes are the reddest (highest a), green the greenest (lowest a), blue the bluest (lowest b),
 yellow the yellowest (highest b), and white cubes far lighter than brown and black ones
-(`MARKS`). A picture of another colour's cubes given for one colour breaks one of them unless
-both colours are brown and black; and two pictures of one colour's cubes lie closer than two
-colours' ever do (`check_apart`). Both run once the colours are learned, and name every
+(`MARKS`). A picture of another colour's cubes given for one colour mostly breaks one of them
+(brown and black given for each other never can); and two pictures of one colour's cubes lie
+closer than two colours' ever do (`check_apart`). Both run once the colours are learned, and name every
 picture involved, as the models alone cannot tell which of them is wrong.
 """
 
@@ -52,8 +52,8 @@ MARKS = (
     Mark(Colour.GREEN, 1, -1.0, HUE_LEAD, "greener"),
     Mark(Colour.BLUE, 2, -1.0, HUE_LEAD, "bluer"),
     Mark(Colour.YELLOW, 2, 1.0, HUE_LEAD, "yellower"),
-    # White against the dark colours only: a white lamp's glare can make yellow or a pale
-    # print's hue as light (4 clean sets).
+    # White against the dark colours only: in 4 of the clean sets another colour's model came
+    # out as light as white's (and in 1 black was not the darkest, so black has no mark).
     Mark(Colour.WHITE, 0, 1.0, LIGHTNESS_LEAD, "lighter", (Colour.BROWN, Colour.BLACK)),
 )
 
