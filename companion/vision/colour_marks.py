@@ -5,8 +5,8 @@ cubes are the reddest (highest a), green the greenest (lowest a), blue the blues
 yellow the yellowest (highest b), and white cubes far lighter than brown and black ones
 (`MARKS`). A picture of another colour's cubes given for one colour mostly breaks one of them
 (brown and black given for each other never can); and two pictures of one colour's cubes lie
-closer than two colours' ever do (`check_apart`). Both run once the colours are learned, and name every
-picture involved, as the models alone cannot tell which of them is wrong.
+closer than two colours' ever do (`check_apart`). Both run once the colours are learned, and
+name every picture involved, as the models alone cannot tell which of them is wrong.
 """
 
 from __future__ import annotations
