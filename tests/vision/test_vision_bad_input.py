@@ -169,6 +169,22 @@ def test_calibration_refuses_stray_cubes_of_a_pale_colour() -> None:
         calibrate(warm.empty.image, pictures)
 
 
+def test_calibration_refuses_strays_the_blended_model_takes_in() -> None:
+    # Three blue cubes and two white ones in the blue picture, clustered: learned with the
+    # whites among its cubes, the blue model takes them in nearly as well as the white model
+    # does, and counting gives them as white or blue, unsure. Judged against the other six
+    # colours alone, one fits white within 3 sigma while the blue cubes lie 16 from it.
+    clustered = calibration_set(1820983673, "clustered", tests=0, jpeg=False)
+    pictures = {colour: shot.image for colour, shot in clustered.colours}
+    assert set(calibrate(clustered.empty.image, pictures).colours) == set(COLOURS)
+    scene = TrayScene.random(
+        1820983680, "clustered", counts=Counts(blue=3, white=2), setup=clustered.setup
+    )
+    pictures[Colour.BLUE] = render(scene).image
+    with pytest.raises(CalibrationError, match="blue picture holds cubes that look white"):
+        calibrate(clustered.empty.image, pictures)
+
+
 def test_a_patch_of_print_the_exposure_changed_is_no_stray_cube() -> None:
     # Colourful print, brown picture: two patches of pale print changed by the exposure
     # (6-7 from the empty tray beneath) are cube-sized and fit the white model, and the
