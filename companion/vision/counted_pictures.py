@@ -27,7 +27,8 @@ from companion.vision.mixed import floor_change
 from companion.vision.patches import evidence_patches, patch_masses
 from companion.vision.profile import Profile
 from companion.vision.segment import CLIPPED, Comparison, compare
-from companion.vision.strangers import STRANGER_FIT_D2
+from companion.vision.shadow_model import NOT_THE_CUBE_D2
+from companion.vision.strangers import STRANGER_FIT_D2, of_other_hues
 
 # A cube that counting with the learned colours gives another colour than its picture's, this
 # surely, is a stranger (see `check_counted_alike`).
@@ -49,13 +50,14 @@ SHADED_MIDDLE = 0.5
 # model, learned with a stray among its cubes, is a blend that fits the stray nearly as well
 # as the stray's own colour does, so the counted colour and its confidence cannot show it.
 # A cube that another colour's model fits within STRANGER_FIT_D2 (squared Mahalanobis, 3
-# sigma), in a picture holding a cube that lies beyond ODD_ONE_APART_D2 of that model (9
-# sigma), is such a stray.
+# sigma) is such a stray in a picture holding a cube that lies beyond ODD_ONE_APART_D2 of
+# that model (9 sigma), or beyond NOT_THE_CUBE_D2 (5 sigma) with another hue.
 # Measured on the counted cubes' middles (calibration checks, seeds 21, 13 and 5, with
 # the clean sets of renderer seeds 0-3 and path-traced A, B and C: 368 clean sets, 32
 # mixed ones that reached this check): in clean pictures a cube fitting another model
-# within 3 sat beside cubes at most 5.5 from it; in mixed ones the picture's own cubes lay
-# 6.8-37.7 from the stray's model (19 of the 32 beyond 9, every one of them a stray).
+# within 3 sat beside cubes at most 5.5 from it, and none of another hue at any distance;
+# in mixed ones the picture's own cubes lay 6.8-37.7 from the stray's model (20 of the 32
+# caught, 19 of them by distance alone).
 ODD_ONE_APART_D2 = 81.0
 # Only middles this unlike the empty tray take part (94% of the 11228 cubes counted as their
 # own picture's colour in the clean sets above): print that the exposure moved, counted as
@@ -133,6 +135,10 @@ def check_counted_alike(profile: Profile, counted: Counted) -> None:
     camera's range an exposure change leaves a trace that the per-channel level mapping cannot
     undo, and a cube-sized patch of it can fit the colour printed there (bright green print, the
     green model).
+
+    The strays can also pass as the picture's colour, or as their own but unsure: the
+    picture's model, learned with them, is a blend that fits them nearly as well. Judged
+    against the other six models alone, they show (`_odd_ones_out`).
     """
     reference = profile.prepared().reference
     # Where the empty tray was at the camera's limit, a darker picture shows a colour the
@@ -169,13 +175,15 @@ def _odd_ones_out(
     profile: Profile, comparison: Comparison, cubes: list[Found], index: int, floor: Mask
 ) -> list[str]:
     """The other colours whose models fit one of a colour picture's counted cubes within
-    STRANGER_FIT_D2 while another of its cubes lies beyond ODD_ONE_APART_D2 of them
-    (`index`: the picture's colour; `floor`: where the empty tray shows a colour to judge
-    against)."""
+    STRANGER_FIT_D2 while another of its cubes lies beyond ODD_ONE_APART_D2 of them, or
+    beyond NOT_THE_CUBE_D2 with another hue than the fitting one (`index`: the picture's
+    colour; `floor`: where the empty tray shows a colour to judge against)."""
     prepared = profile.prepared()
     reach = _reach(profile)
     middles = [
-        np.median(comparison.lab[square_around(round(c.x), round(c.y), reach)], axis=(0, 1))
+        np.median(comparison.lab[square_around(round(c.x), round(c.y), reach)], axis=(0, 1)).astype(
+            np.float64
+        )
         for c in cubes
         if floor[int(c.y), int(c.x)]
         and _middle_change(comparison.lab, prepared.reference.lab, c, reach) >= ODD_ONE_CHANGE
@@ -184,15 +192,19 @@ def _odd_ones_out(
     if len(middles) < 2:
         return []
     apart = distances2(np.array(middles, np.float32), prepared.means, prepared.inverses)
-    return [
-        COLOURS[other].value
-        for other in range(len(COLOURS))
+    odd: list[str] = []
+    for other in range(len(COLOURS)):
         # (A clipped model's hue is off by however far the light went beyond the camera's.)
-        if other != index
-        and not prepared.clipped[other]
-        and apart[:, other].min() <= STRANGER_FIT_D2
-        and apart[:, other].max() > ODD_ONE_APART_D2
-    ]
+        if other == index or prepared.clipped[other]:
+            continue
+        fitting = np.flatnonzero(apart[:, other] <= STRANGER_FIT_D2)
+        unlike = np.flatnonzero(apart[:, other] > NOT_THE_CUBE_D2)
+        far = apart[:, other].max() > ODD_ONE_APART_D2
+        if len(fitting) and (
+            far or any(of_other_hues(middles[a], middles[b]) for a in fitting for b in unlike)
+        ):
+            odd.append(COLOURS[other].value)
+    return odd
 
 
 def _reach(profile: Profile) -> int:

@@ -83,7 +83,7 @@ def _other_hue(
     return hue_apart(lab, centre) > limit
 
 
-def _hues_apart(first: NDArray[np.float64], second: NDArray[np.float64]) -> bool:
+def of_other_hues(first: NDArray[np.float64], second: NDArray[np.float64]) -> bool:
     """Whether two cubes' colours (Lab) are of other hues (`_other_hue`). One in shade has its
     hue drift (yellow turns olive): the gap asked for is wider then."""
     shaded = abs(first[0] - second[0]) > SHADED_LIGHTNESS
@@ -155,7 +155,7 @@ def pair_strangers(
     strangers: list[str] = []
     for i, first in enumerate(medians):
         for second in medians[i + 1 :]:
-            if not _hues_apart(first, second):
+            if not of_other_hues(first, second):
                 continue
             pair = np.array([first, second], np.float32)
             d2 = distances2(pair, means, inverses)
@@ -199,7 +199,7 @@ def several_others(
     others: set[str] = set()
     for number, (first, one) in enumerate(fits):
         for second, two in fits[number + 1 :]:
-            if one != two and _hues_apart(first, second):
+            if one != two and of_other_hues(first, second):
                 others |= {COLOURS[one].value, COLOURS[two].value}
     return sorted(others)
 
@@ -333,6 +333,7 @@ __all__ = [
     "STRANGER_FIT_D2",
     "check_distinct",
     "lone_cube_colour",
+    "of_other_hues",
     "pair_strangers",
     "several_others",
 ]

@@ -185,6 +185,20 @@ def test_calibration_refuses_strays_the_blended_model_takes_in() -> None:
         calibrate(clustered.empty.image, pictures)
 
 
+def test_calibration_refuses_strays_of_another_hue_near_the_picture_s_colour() -> None:
+    # Three black cubes and two blue ones in the black picture: one blue cube fits the blue
+    # model within 3 sigma, and the black cubes lie only 5.6-6.8 from it, which a clean
+    # picture's cubes can too; but they are grey where the blue cube is blue.
+    neutral = calibration_set(1597866030, "neutral", tests=0, jpeg=False)
+    pictures = {colour: shot.image for colour, shot in neutral.colours}
+    scene = TrayScene.random(
+        1597866037, "neutral", counts=Counts(black=3, blue=2), setup=neutral.setup
+    )
+    pictures[Colour.BLACK] = render(scene).image
+    with pytest.raises(CalibrationError, match="black picture holds cubes that look blue"):
+        calibrate(neutral.empty.image, pictures)
+
+
 def test_a_patch_of_print_the_exposure_changed_is_no_stray_cube() -> None:
     # Colourful print, brown picture: two patches of pale print changed by the exposure
     # (6-7 from the empty tray beneath) are cube-sized and fit the white model, and the
