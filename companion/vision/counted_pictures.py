@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 import numpy as np
+from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
 from companion.vision.arrays import square_around
@@ -23,7 +24,6 @@ from companion.vision.doubts import region_counts, shade_by_group
 from companion.vision.errors import CalibrationError
 from companion.vision.found import Found
 from companion.vision.images import BGRImage, FloatImage, Mask
-from companion.vision.mixed import floor_change
 from companion.vision.patches import evidence_patches, patch_masses
 from companion.vision.profile import Profile
 from companion.vision.segment import CLIPPED, Comparison, compare
@@ -181,9 +181,7 @@ def _odd_ones_out(
     prepared = profile.prepared()
     reach = _reach(profile)
     middles = [
-        np.median(comparison.lab[square_around(round(c.x), round(c.y), reach)], axis=(0, 1)).astype(
-            np.float64
-        )
+        _middle_colour(comparison.lab, c, reach)
         for c in cubes
         if floor[int(c.y), int(c.x)]
         and _middle_change(comparison.lab, prepared.reference.lab, c, reach) >= ODD_ONE_CHANGE
@@ -212,13 +210,18 @@ def _reach(profile: Profile) -> int:
     return max(1, round(0.25 * profile.cube_side))
 
 
+def _middle_colour(lab: FloatImage, cube: Found, reach: int) -> NDArray[np.float64]:
+    """The median colour of the square `reach` pixels round a found cube's middle (`lab`: a
+    view in Lab)."""
+    square = square_around(round(cube.x), round(cube.y), reach)
+    return np.median(lab[square], axis=(0, 1)).astype(np.float64)
+
+
 def _middle_change(lab: FloatImage, empty: FloatImage, cube: Found, reach: int) -> float:
     """How far (CIE76) the colour of the square `reach` pixels round a found cube's middle
     lies from the empty tray's there (`lab` and `empty`: the views in Lab)."""
-    x, y = round(cube.x), round(cube.y)
-    square = square_around(x, y, reach)
-    whole = np.ones(lab[square].shape[:2], np.bool_)
-    return floor_change(lab[square], empty[square], whole)
+    change = _middle_colour(lab, cube, reach) - _middle_colour(empty, cube, reach)
+    return float(np.linalg.norm(change))
 
 
 def _middle_shade(comparison: Comparison, cube: Found, reach: int) -> float:
