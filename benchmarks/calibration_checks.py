@@ -10,7 +10,9 @@ calibrates:
 - with one colour's picture replaced by a picture of 3 cubes of that colour and 2 of another
   (drawn at random per set-up), which must be refused naming the picture;
 - with the same picture replaced by one of 3 cubes of the other colour alone (the wrong cubes
-  put in the tray, or two pictures saved under each other's names), which must be refused.
+  put in the tray), which must be refused;
+- with the brown and black pictures saved under each other's names (the one pair no hue or
+  lightness tells apart), which must be refused.
 
 It prints per condition:
 
@@ -18,6 +20,7 @@ It prints per condition:
   refused (must be 0 too),
 - mixed sets refused for holding cubes of two colours, refused for another reason, accepted,
 - sets with another colour's picture refused and accepted,
+- sets with the brown and black pictures swapped refused and accepted,
 
 and lists every refused clean set or re-shot and accepted mixed or wrong set with the seeds
 that reproduce it.
@@ -75,10 +78,11 @@ def _refusal(empty: np.ndarray, pictures: dict[Colour, np.ndarray]) -> str | Non
 
 def check_setup(
     seed: int, condition: str, index: int, k: int, reshots: int
-) -> tuple[str | None, list[str], str, str | None]:
+) -> tuple[str | None, list[str], str, str | None, bool]:
     """(why the clean set was refused or None, why each refused re-shot was, what happened
-    to the mixed set: 'caught', 'accepted' or 'refused: ...', and the set with another
-    colour's picture: None when refused, else which picture held which cubes) for one set-up."""
+    to the mixed set: 'caught', 'accepted' or 'refused: ...', the set with another colour's
+    picture: None when refused, else which picture held which cubes, and whether the set
+    with the brown and black pictures swapped was refused) for one set-up."""
     setup_seed = sub_seed(seed, k, index)
     cal = calibration_set(setup_seed, condition, tests=0, jpeg=False)
     shots = cal.calibration_pictures()
@@ -116,7 +120,13 @@ def check_setup(
     unseen = None
     if _refusal(shots["empty"].image, wrong) is None:
         unseen = f"{own.value} picture with 3 {stray.value} alone"
-    return clean, refused_reshots, outcome, unseen
+    swapped = {
+        **pictures,
+        Colour.BROWN: pictures[Colour.BLACK],
+        Colour.BLACK: pictures[Colour.BROWN],
+    }
+    swap_refused = _refusal(shots["empty"].image, swapped) is not None
+    return clean, refused_reshots, outcome, unseen, swap_refused
 
 
 def main() -> None:
@@ -133,19 +143,21 @@ def main() -> None:
         f"calibration checks: {args.setups} set-ups per condition, seeds {args.seeds}, "
         f"{args.reshots} re-shot(s) of each clean set"
     )
-    header = f"{'condition':12} {'sets':>4} {'clean refused':>13} {'re-shots refused':>16} {'mixed caught':>12} {'other':>5} {'accepted':>8} {'other colour refused':>20} {'accepted':>8} {'secs':>5}"
+    header = f"{'condition':12} {'sets':>4} {'clean refused':>13} {'re-shots refused':>16} {'mixed caught':>12} {'other':>5} {'accepted':>8} {'other colour refused':>20} {'accepted':>8} {'swap refused':>12} {'accepted':>8} {'secs':>5}"
     print(header)
     print("-" * len(header))
     notes: list[str] = []
-    totals = [0, 0, 0, 0, 0, 0, 0, 0]
+    totals = [0] * 10
     for index, (_, condition) in enumerate(CONDITIONS):
         if condition in NOT_CALIBRATION or (args.only and condition not in args.only):
             continue
         start = time.perf_counter()
-        row = [0, 0, 0, 0, 0, 0, 0, 0]
+        row = [0] * 10
         for seed in args.seeds:
             for k in range(args.setups):
-                clean, reshots, mixed, unseen = check_setup(seed, condition, index, k, args.reshots)
+                clean, reshots, mixed, unseen, swap_refused = check_setup(
+                    seed, condition, index, k, args.reshots
+                )
                 where = f"seed {seed} {condition} set-up {k}"
                 row[0] += 1
                 if clean is not None:
@@ -166,17 +178,23 @@ def main() -> None:
                 else:
                     row[7] += 1
                     notes.append(f"  {where}: accepted the {unseen}")
+                if swap_refused:
+                    row[8] += 1
+                else:
+                    row[9] += 1
+                    notes.append(f"  {where}: accepted the brown and black pictures swapped")
         totals = [a + b for a, b in zip(totals, row, strict=True)]
         seconds = time.perf_counter() - start
         print(
             f"{condition:12} {row[0]:4d} {row[1]:13d} {row[2]:16d} {row[3]:12d} {row[4]:5d} "
-            f"{row[5]:8d} {row[6]:20d} {row[7]:8d} {seconds:5.0f}",
+            f"{row[5]:8d} {row[6]:20d} {row[7]:8d} {row[8]:12d} {row[9]:8d} {seconds:5.0f}",
             flush=True,
         )
     print("-" * len(header))
     print(
         f"{'all':12} {totals[0]:4d} {totals[1]:13d} {totals[2]:16d} {totals[3]:12d} "
-        f"{totals[4]:5d} {totals[5]:8d} {totals[6]:20d} {totals[7]:8d}"
+        f"{totals[4]:5d} {totals[5]:8d} {totals[6]:20d} {totals[7]:8d} {totals[8]:12d} "
+        f"{totals[9]:8d}"
     )
     for note in notes:
         print(note)

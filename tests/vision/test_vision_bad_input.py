@@ -110,6 +110,16 @@ def test_calibration_refuses_a_picture_of_another_colours_cubes(cal: Calibration
         calibrate(cal.empty.image, pictures)
 
 
+def test_calibration_refuses_brown_and_black_pictures_swapped(cal: CalibrationSet) -> None:
+    pictures = {colour: shot.image for colour, shot in cal.colours}
+    pictures[Colour.BROWN], pictures[Colour.BLACK] = pictures[Colour.BLACK], pictures[Colour.BROWN]
+    with pytest.raises(
+        CalibrationError,
+        match="black picture's cubes are not clearly blacker than those of the brown",
+    ):
+        calibrate(cal.empty.image, pictures)
+
+
 def test_calibration_refuses_a_mixed_colour_picture(cal: CalibrationSet) -> None:
     mixed = {colour: shot.image for colour, shot in cal.colours}
     # Mixed colours are caught among lone cubes (a heap of touching cubes is not checked).
