@@ -39,3 +39,19 @@ def test_two_pictures_under_each_others_names_break_a_mark(
         CalibrationError, match=f"the {broken.value} picture's cubes .*{rival.value}"
     ):
         check_marks(swapped)
+
+
+@pytest.mark.parametrize("colour", [Colour.BLACK, Colour.BROWN])
+def test_a_clipped_black_or_brown_model_is_of_lighter_cubes(
+    profile: Profile, colour: Colour
+) -> None:
+    models = dict(profile.colours)
+    models[colour] = models[colour].model_copy(update={"clipped": True})
+    with pytest.raises(
+        CalibrationError, match=f"the {colour.value} picture's cubes are too bright"
+    ):
+        check_marks(models)
+    # A clipped white is only known roughly: the marks pass over it.
+    models = dict(profile.colours)
+    models[Colour.WHITE] = models[Colour.WHITE].model_copy(update={"clipped": True})
+    check_marks(models)

@@ -170,6 +170,19 @@ def test_calibration_refuses_a_picture_holding_two_cubes_of_another_colour(
         calibrate(shots.empty.image, pictures)
 
 
+def test_calibration_refuses_white_cubes_the_camera_clipped_given_for_black() -> None:
+    # Blurred set-up, bright lamp: three white cubes photographed for black are clipped, and
+    # the marks pass over clipped models; but no exposure that shows the tray clips black.
+    blurred = calibration_set(343677888, "blurred", tests=0, jpeg=False)
+    pictures = {colour: shot.image for colour, shot in blurred.colours}
+    whites = TrayScene.random(
+        343677888 + 11, "blurred", counts=Counts(white=3), setup=blurred.setup
+    )
+    pictures[Colour.BLACK] = render(whites).image
+    with pytest.raises(CalibrationError, match="black picture's cubes are too bright for black"):
+        calibrate(blurred.empty.image, pictures)
+
+
 def test_calibration_accepts_an_odd_cube_of_its_own_colour() -> None:
     # Under daylight one brown cube looks greyer than the rest (its hue is another), and a
     # broad blue model explains it too; but the brown model explains it better, so it is
