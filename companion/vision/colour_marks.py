@@ -46,7 +46,7 @@ BLACK_LEAD = 0.0
 # Black and brown cubes give back little of the light: no exposure that shows the tray
 # clips them, so a model of either learned from pixels the camera clipped (`ColourModel`'s
 # `clipped`) is of lighter cubes, and the marks, which pass over clipped models, cannot
-# tell. Of the 302 clean sets below, the camera clipped white cubes in 69, yellow in 54, red
+# tell. Of the 302 clean sets above, the camera clipped white cubes in 69, yellow in 54, red
 # in 8, green in 1, and black or brown in none. (Shared renderer, seed 7 blurred set-up 1:
 # three white cubes photographed for black were accepted.)
 NEVER_CLIPPED = (Colour.BLACK, Colour.BROWN)
