@@ -34,12 +34,12 @@ SAME_COLOUR = 1.0
 # over its own kind) and white by 9.8 (white cubes for black).
 HUE_LEAD = 8.0
 LIGHTNESS_LEAD = 14.0
-# Black against brown, the one pair no hue or lightness tells apart under every light (in the
-# clean sets below black was once as light as brown, and brown once only 2.8 more colourful
-# than black): brown is lighter or more colourful, and mostly both, so black lies nearer pure
-# black (Lab 0, 0, 0). In 302 clean sets (the shared renderer, seeds 0, 1, 2, 5, 7, 13, 21
-# and 50, 262 sets; path-traced A, B and C, 40) brown lay 6.8 or more further from it; the
-# two pictures saved under each other's names reverse that. The mark only has to hold, so
+# Black against brown, the one pair no hue or lightness tells apart under every light: in 302
+# clean sets (the shared renderer, seeds 0, 1, 2, 5, 7, 13, 21 and 50, 262 sets; path-traced
+# A, B and C, 40) black was once as light as brown, and brown once only 2.8 more colourful
+# than black. But brown is lighter or more colourful, and mostly both, so black lies nearer
+# pure black (Lab 0, 0, 0): in those sets brown lay 6.8 or more further from it, and the two
+# pictures saved under each other's names reverse that. The mark only has to hold, so
 # the line lies halfway between.
 BLACK_LEAD = 0.0
 
