@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from companion.core.cubes import COLOURS, Colour
+from companion.vision.agreed_outline import agreed_outline
 from companion.vision.arrays import grown
 from companion.vision.colour_marks import check_apart, check_marks
 from companion.vision.colour_models import colour_model
@@ -38,7 +39,6 @@ from companion.vision.segment import Comparison, Reference, compare
 from companion.vision.setup_noise import COVER_REACH, quiet_differences, unstable_pixels
 from companion.vision.shadow_model import shadow_model
 from companion.vision.strangers import check_distinct
-from companion.vision.tray import find_tray
 from companion.vision.tray_view import TrayView, view_for
 
 # The view is scaled so a cube's side spans about this many pixels: enough to tell shapes
@@ -62,7 +62,8 @@ def calibrate(
     `empty` shows the empty tray; `per_colour` holds one picture for each of the seven colours,
     each showing only cubes of that colour (any number, at least one). `corners` is the tray
     floor's outline in picture pixels when it is already known (shown by hand, or moved on
-    purpose by a benchmark); without it the outline is found in `empty`. Raises
+    purpose by a benchmark); without it the outline is the one most of the pictures show
+    (`agreed_outline`). Raises
     CalibrationError with a message naming the problem picture when the set is unusable.
     """
     missing = [c.value for c in COLOURS if c not in per_colour]
@@ -77,7 +78,7 @@ def calibrate(
                 f"{width}x{height}; take all pictures with the same camera set-up"
             )
     if corners is None:
-        corners = find_tray(empty)
+        corners = agreed_outline([empty, *(per_colour[colour] for colour in COLOURS)])
     tray_found = corners is not None
     if corners is None:
         corners = whole_picture(width, height)
