@@ -62,9 +62,9 @@ def calibrate(
     `empty` shows the empty tray; `per_colour` holds one picture for each of the seven colours,
     each showing only cubes of that colour (any number, at least one). `corners` is the tray
     floor's outline in picture pixels when it is already known (shown by hand, or moved on
-    purpose by a benchmark); without it the outline is the one most of the pictures show
-    (`agreed_outline`). Raises
-    CalibrationError with a message naming the problem picture when the set is unusable.
+    purpose by a benchmark); without it the outline is the empty tray's, unless most of the
+    pictures show another (`agreed_outline`). Raises CalibrationError with a message naming
+    the problem picture when the set is unusable.
     """
     missing = [c.value for c in COLOURS if c not in per_colour]
     if missing:
