@@ -139,6 +139,7 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
     from companion.vision import CalibrationError, calibrate, load_image, read_tray
     from companion.vision.agreed_outline import agreed_outline
     from companion.vision.corners import order_corners
+    from companion.vision.tray import find_tray
 
     cv2.setNumThreads(1)
     result = Pass(Counter(), {}, [], [], Counter(), {})
@@ -153,8 +154,8 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
         per_colour = {c: load_image(calibration / f"{c.value}.jpg") for c in COLOURS}
         # (Left to calibration, which finds the outline itself, unless it is to be moved.)
         corners = None
-        pictures = [empty, *(per_colour[c] for c in COLOURS)]
-        if nudge is not None and (outline := agreed_outline(pictures)) is not None:
+        others = [per_colour[c] for c in COLOURS]
+        if nudge is not None and (outline := agreed_outline(find_tray(empty), others)) is not None:
             moved = np.array(outline) + nudge.uniform(-NUDGE, NUDGE, (4, 2))
             corners = order_corners(moved.astype(np.float32))
         try:

@@ -37,6 +37,11 @@ SHADE_ADVICE = (
     "the white cubes look darker than most of the floor (L {white:.0f} against {floor:.0f}): "
     "they may have lain in shade; take the white picture again with them in the open light"
 )
+MOVED_ADVICE = (
+    "the tray (or the camera) moved before the {colours} {pictures}: lined up with the empty "
+    "tray's picture. If the camera stands elsewhere now, take all the pictures again: every "
+    "reading would be marked unsure"
+)
 HIDING_ADVICE = (
     "the floor's print looks like {colours} cubes; a lamp from one side (their edges and "
     "shadows then show) or a tray insert of another colour helps; calibrate again after"
@@ -145,6 +150,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if hidden:
         names = " and ".join(colour.value for colour in hidden)
         print("warning: " + HIDING_ADVICE.format(colours=names))
+    if profile.moved_pictures:
+        names = " and ".join(colour.value for colour in profile.moved_pictures)
+        noun = "pictures" if len(profile.moved_pictures) > 1 else "picture"
+        print("warning: " + MOVED_ADVICE.format(colours=names, pictures=noun))
     shaded = white_in_shade(profile)
     if shaded is not None:
         print("warning: " + SHADE_ADVICE.format(white=shaded[0], floor=shaded[1]))

@@ -37,24 +37,23 @@ ANOTHER_EDGE = 0.02
 AGREE = 0.01
 
 
-def agreed_outline(pictures: Sequence[BGRImage]) -> Corners | None:
-    """The tray floor's outline as the empty tray's picture (the first of `pictures`) shows
-    it, unless most of the others show another (see OUTVOTE and ANOTHER_EDGE): then the
-    mean of theirs. None when the empty tray's picture shows no tray: the others' cubes and
-    shadows make them no surer."""
-    own = find_tray(pictures[0])
+def agreed_outline(own: Corners | None, others: Sequence[BGRImage]) -> Corners | None:
+    """The tray floor's outline as the empty tray's picture shows it (`own`, found there by
+    `find_tray`), unless most of the `others` (the colour pictures) show another (see OUTVOTE
+    and ANOTHER_EDGE): then the mean of theirs. None when the empty tray's picture shows no
+    tray (`own` None): the others' cubes and shadows make them no surer."""
     if own is None:
         return None
-    others = [outline for outline in map(find_tray, pictures[1:]) if outline is not None]
-    found = np.array([own, *others], np.float64)
-    diagonal = float(np.linalg.norm(found[0, 2] - found[0, 0]))
-    apart = np.linalg.norm(found[:, None] - found[None, :], axis=3).max(axis=2)
+    found = [outline for outline in map(find_tray, others) if outline is not None]
+    outlines = np.array([own, *found], np.float64)
+    diagonal = float(np.linalg.norm(outlines[0, 2] - outlines[0, 0]))
+    apart = np.linalg.norm(outlines[:, None] - outlines[None, :], axis=3).max(axis=2)
     agree = apart <= AGREE * diagonal
     votes = agree.sum(axis=1)
     most = int(np.argmax(votes))
-    mean: NDArray[np.float64] = found[agree[most]].mean(axis=0)
-    gap = float(np.linalg.norm(mean - found[0], axis=1).max())
-    if votes[most] < OUTVOTE * len(pictures) or gap < ANOTHER_EDGE * diagonal:
+    mean: NDArray[np.float64] = outlines[agree[most]].mean(axis=0)
+    gap = float(np.linalg.norm(mean - outlines[0], axis=1).max())
+    if votes[most] < OUTVOTE * (1 + len(others)) or gap < ANOTHER_EDGE * diagonal:
         return own
     corners = [(float(x), float(y)) for x, y in mean]
     return (corners[0], corners[1], corners[2], corners[3])

@@ -34,11 +34,13 @@ from companion.vision.cube_side import footprint_side, measure_side
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage
+from companion.vision.lined_up_set import lined_up_pictures
 from companion.vision.profile import ColourModel, Profile, encode_noise_map, encode_png
 from companion.vision.segment import Comparison, Reference, compare
 from companion.vision.setup_noise import COVER_REACH, quiet_differences, unstable_pixels
 from companion.vision.shadow_model import shadow_model
 from companion.vision.strangers import check_distinct
+from companion.vision.tray import find_tray
 from companion.vision.tray_view import TrayView, view_for
 
 # The view is scaled so a cube's side spans about this many pixels: enough to tell shapes
@@ -63,8 +65,10 @@ def calibrate(
     each showing only cubes of that colour (any number, at least one). `corners` is the tray
     floor's outline in picture pixels when it is already known (shown by hand, or moved on
     purpose by a benchmark); without it the outline is the empty tray's, unless most of the
-    pictures show another (`agreed_outline`). Raises CalibrationError with a message naming
-    the problem picture when the set is unusable.
+    pictures show another (`agreed_outline`). A colour picture that shows the tray moved from
+    where the empty tray's shows it is first lined up with that (`lined_up_set`), and the
+    profile names it. Raises CalibrationError with a message naming the problem picture when
+    the set is unusable.
     """
     missing = [c.value for c in COLOURS if c not in per_colour]
     if missing:
@@ -77,13 +81,18 @@ def calibrate(
                 f"the {colour.value} picture is {w}x{h} pixels but the empty tray is "
                 f"{width}x{height}; take all pictures with the same camera set-up"
             )
+    first_scale = min(1.0, MAX_VIEW / max(width, height))
+    # The pictures are lined up with the empty tray's in its own outline's view first, so
+    # that the outline they agree on is found where the empty tray shows it.
+    own = find_tray(empty) if corners is None else corners
+    view = view_for(whole_picture(width, height) if own is None else own, first_scale)
+    per_colour, moved = lined_up_pictures(empty, per_colour, view)
     if corners is None:
-        corners = agreed_outline([empty, *(per_colour[colour] for colour in COLOURS)])
+        corners = agreed_outline(own, [per_colour[colour] for colour in COLOURS])
     tray_found = corners is not None
     if corners is None:
         corners = whole_picture(width, height)
     # First pass at native scale: only to measure the cube size.
-    first_scale = min(1.0, MAX_VIEW / max(width, height))
     side = measure_side(empty, per_colour, view_for(corners, first_scale))
     scale = first_scale * min(1.0, TARGET_SIDE / side)
     profile = _learn(empty, per_colour, view_for(corners, scale), tray_found, debug)
@@ -111,7 +120,10 @@ def calibrate(
     # depend on the areas measured from them.
     counted = count_own_pictures(profile, per_colour)
     check_counted_alike(profile, counted)
-    return measure_areas(profile, counted)
+    measured = measure_areas(profile, counted)
+    return Profile.model_validate(
+        {**dict(measured), "moved_pictures": [c for c in COLOURS if c in moved]}
+    )
 
 
 def _learn(

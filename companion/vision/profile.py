@@ -117,6 +117,12 @@ class Profile(BaseModel):
         f"{NOISE_MAP_STEPS} steps per unit. Empty string: none.",
     )
     colours: dict[Colour, ColourModel] = Field(description="One model per cube colour, all seven.")
+    moved_pictures: tuple[Colour, ...] = Field(
+        default=(),
+        description="Colours whose calibration picture showed the tray moved from where the "
+        "empty tray's picture shows it (a knock on the camera or the tray while placing the "
+        "cubes); they were lined up with the empty tray's before learning.",
+    )
     shadow: ShadowModel | None = Field(
         default=None,
         description="The set-up's shadow, learned from the calibration cubes' shadows; null when "

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from companion.core.cubes import COLOURS
-from companion.devices.tray_render import calibration_set
+from companion.core.cubes import COLOURS, Colour
+from companion.devices.tray_render import TrayScene, calibration_set, render
 from companion.ui import harness
 from companion.ui.bridge import SimulatedCalibrationPictures
 from companion.vision import Profile
@@ -35,7 +36,12 @@ def test_wizard_calibrates_from_the_simulated_camera(app: Any) -> None:
 def _wizard_result(app: Any, seed: int, condition: str) -> str:
     """The wizard's result after its eight pictures are a rendered set-up's (seed, condition)."""
     shots = calibration_set(seed, condition, tests=0)
-    pictures = iter([shots.empty.image, *(dict(shots.colours)[c].image for c in COLOURS)])
+    return _result_of(app, [shots.empty.image, *(dict(shots.colours)[c].image for c in COLOURS)])
+
+
+def _result_of(app: Any, taken: list[Any]) -> str:
+    """The wizard's result after it took these eight pictures, the empty tray's first."""
+    pictures = iter(taken)
     app.grab_picture = lambda: next(pictures)
     try:
         app.show("calibration")
@@ -67,3 +73,14 @@ def test_wizard_says_when_the_white_cubes_lay_in_shade(app: Any) -> None:
     # A tilted set-up whose white cubes lie in the tray wall's shadow (tests/vision/test_lit.py).
     result = _wizard_result(app, 196850089, "tilted")
     assert "The white cubes looked as if in shade." in result, result
+
+
+def test_wizard_says_when_the_tray_moved_between_pictures(app: Any) -> None:
+    # The camera knocked before the blue cubes' picture (tests/vision/test_lined_up_set.py).
+    shots = calibration_set(1553855255, "warm", tests=0)
+    blue = dict(shots.colours)[Colour.BLUE].scene
+    knock = TrayScene.random(4, "bumped", counts=blue.counts, setup=blue.setup)
+    knocked = render(replace(blue, setup=knock.setup)).image
+    colours = [knocked if c is Colour.BLUE else dict(shots.colours)[c].image for c in COLOURS]
+    result = _result_of(app, [shots.empty.image, *colours])
+    assert "The tray moved before these pictures: blue." in result, result

@@ -91,6 +91,7 @@ class CalibrationScreen(BaseScreen):
                 # What the person should act on comes before the check's details.
                 *hard_to_see(profile),
                 *white_in_shade_line(profile),
+                *moved_line(profile),
                 check(profile, per_colour),
             ]
         )
@@ -129,6 +130,21 @@ def white_in_shade_line(profile: Any) -> list[str]:
         return []
     return [
         tr("The white cubes looked as if in shade. Take their picture again in the open light.")
+    ]
+
+
+def moved_line(profile: Any) -> list[str]:
+    """A line for the person when the tray moved while the colour pictures were taken (they
+    were lined up with the empty tray's, see the vision's `lined_up_set`); none otherwise."""
+    if not profile.moved_pictures:
+        return []
+    names = ", ".join(colour_name(colour) for colour in profile.moved_pictures)
+    return [
+        trf(
+            "The tray moved before these pictures: {colours}. They were lined up. If the "
+            "camera moved, start over.",
+            colours=names,
+        )
     ]
 
 

@@ -1,0 +1,144 @@
+"""Calibration pictures taken after a knock, lined up with the empty tray's
+(`companion.vision.lined_up_set`, the move measured by `companion.vision.realign`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.core.cubes import COLOURS, Colour
+from companion.devices.tray_render import (
+    CalibrationSet,
+    RenderedTray,
+    TrayScene,
+    calibration_set,
+    render,
+    write_set,
+)
+from companion.vision import calibrate, read_tray
+from companion.vision.calibrate import MAX_VIEW
+from companion.vision.images import BGRImage
+from companion.vision.lined_up_set import lined_up_pictures
+from companion.vision.segment import correlation
+from companion.vision.tray import find_tray
+from companion.vision.tray_view import TrayView, view_for
+
+# The knock (seed of the "bumped" draw) the tests take the blue picture after.
+KNOCK = 4
+
+
+def _view(empty: BGRImage) -> TrayView:
+    """The view calibration lines the pictures up in: the empty tray's outline, full size."""
+    corners = find_tray(empty)
+    assert corners is not None
+    return view_for(corners, min(1.0, MAX_VIEW / max(empty.shape[:2])))
+
+
+def _turned(picture: BGRImage, degrees: float, dx: float, dy: float) -> BGRImage:
+    """`picture` as a camera turned by `degrees` about its middle and moved by (dx, dy)
+    pixels would show it."""
+    height, width = picture.shape[:2]
+    matrix = cv2.getRotationMatrix2D((width / 2.0, height / 2.0), degrees, 1.0)
+    matrix[:, 2] += (dx, dy)
+    turned = cv2.warpAffine(picture, matrix, (width, height), borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(turned, np.uint8)
+
+
+def _alike(view: TrayView, first: BGRImage, second: BGRImage) -> float:
+    """How alike two pictures are on the tray's floor: the correlation of its brightness
+    (-1..1; a brighter or dimmer shot keeps it)."""
+    floor = view.tray_mask()
+    rows, columns = np.flatnonzero(floor.any(axis=1)), np.flatnonzero(floor.any(axis=0))
+    box = np.s_[rows[0] : rows[-1] + 1, columns[0] : columns[-1] + 1]
+    views = [view.warp(picture)[box].astype(np.float32) for picture in (first, second)]
+    return correlation(views[0], views[1], 1)
+
+
+def _knocked(scene: TrayScene, knock: int) -> RenderedTray:
+    """`scene` with its camera knocked (moved 4-12 mm and turned 1-3 degrees, drawn from
+    seed `knock`) before the shot: the same cubes where they lay."""
+    knocked = TrayScene.random(knock, "bumped", counts=scene.counts, setup=scene.setup)
+    return render(replace(scene, setup=knocked.setup))
+
+
+def test_an_unmoved_set_is_left_as_it_is(cal: CalibrationSet) -> None:
+    pictures = {colour: shot.image for colour, shot in cal.colours}
+    lined_up, moved = lined_up_pictures(cal.empty.image, pictures, _view(cal.empty.image))
+    assert moved == []
+    assert all(lined_up[colour] is pictures[colour] for colour in COLOURS)
+
+
+@pytest.mark.parametrize(("degrees", "dx", "dy"), [(2.5, 12.0, -8.0), (3.0, -45.0, 20.0)])
+def test_a_turned_picture_is_lined_up_with_the_empty_tray(
+    cal: CalibrationSet, degrees: float, dx: float, dy: float
+) -> None:
+    # The camera turned and moved by up to 2 cubes: the picture is turned back to within a
+    # whisker of the one taken before, on the whole floor; the others are left alone.
+    pictures = {colour: shot.image for colour, shot in cal.colours}
+    view = _view(cal.empty.image)
+    turned = {**pictures, Colour.RED: _turned(pictures[Colour.RED], degrees, dx, dy)}
+    lined_up, moved = lined_up_pictures(cal.empty.image, turned, view)
+    assert moved == [Colour.RED]
+    assert _alike(view, turned[Colour.RED], pictures[Colour.RED]) < 0.9
+    assert _alike(view, lined_up[Colour.RED], pictures[Colour.RED]) > 0.95
+    assert all(lined_up[colour] is turned[colour] for colour in COLOURS if colour != Colour.RED)
+
+
+@pytest.fixture(scope="module")
+def dotted() -> CalibrationSet:
+    """Warm light on green dots in rows on an orange floor, two test pictures."""
+    return calibration_set(1553855255, "warm", tests=2)
+
+
+def test_a_knock_on_a_dotted_print_is_found(dotted: CalibrationSet) -> None:
+    # The camera knocked before the blue cubes' picture (the tray's corners moved by 0.9 of
+    # a cube): ECC started from no move stops near it (correlation 0.26 with the empty
+    # tray). Started from where the whole empty tray matches the picture best too, it finds
+    # the knock (0.72).
+    shot = dotted.colours[COLOURS.index(Colour.BLUE)][1]
+    after = _knocked(shot.scene, KNOCK).image
+    view = _view(dotted.empty.image)
+    lined_up, moved = lined_up_pictures(dotted.empty.image, {Colour.BLUE: after}, view)
+    assert moved == [Colour.BLUE]
+    assert _alike(view, after, shot.image) < 0.5
+    assert _alike(view, lined_up[Colour.BLUE], shot.image) > 0.8
+
+
+def test_calibration_learns_a_knocked_picture_s_colour_from_its_cubes(
+    dotted: CalibrationSet,
+) -> None:
+    # Not lined up, the knocked blue picture was refused as holding "cubes that look
+    # green" (the dots' edges). Lined up, blue is learned as from the picture taken before
+    # the knock, the profile names the picture, and the test pictures read alike.
+    pictures = {colour: shot.image for colour, shot in dotted.colours}
+    clean = calibrate(dotted.empty.image, pictures)
+    shot = dotted.colours[COLOURS.index(Colour.BLUE)][1]
+    knocked = calibrate(
+        dotted.empty.image, {**pictures, Colour.BLUE: _knocked(shot.scene, KNOCK).image}
+    )
+    assert clean.moved_pictures == ()
+    assert knocked.moved_pictures == (Colour.BLUE,)
+    was, now = (np.array(p.colours[Colour.BLUE].mean) for p in (clean, knocked))
+    assert np.linalg.norm(was - now) < 2.5
+    for picture in dotted.tests:
+        assert read_tray(picture.image, knocked).counts == read_tray(picture.image, clean).counts
+
+
+def test_companion_calibrate_says_which_pictures_were_lined_up(
+    dotted: CalibrationSet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_set(dotted, tmp_path)
+    shot = dotted.colours[COLOURS.index(Colour.BLUE)][1]
+    assert cv2.imwrite(str(tmp_path / "blue.png"), _knocked(shot.scene, KNOCK).image)
+    assert main(["calibrate", str(tmp_path), "--out", str(tmp_path / "profile.json")]) == 0
+    warnings = [line for line in capsys.readouterr().out.splitlines() if "moved" in line]
+    assert warnings == [
+        "warning: the tray (or the camera) moved before the blue picture: lined up with the "
+        "empty tray's picture. If the camera stands elsewhere now, take all the pictures "
+        "again: every reading would be marked unsure"
+    ]
