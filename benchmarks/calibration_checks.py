@@ -12,7 +12,10 @@ calibrates:
 - with the same picture replaced by one of 3 cubes of the other colour alone (the wrong cubes
   put in the tray), which must be refused;
 - with the brown and black pictures saved under each other's names (the one pair no hue or
-  lightness tells apart), which must be refused.
+  lightness tells apart), which must be refused;
+- with one colour's picture taken again, the same cubes where they lay, after a knock on the
+  camera (moved 4-12 mm, turned 1-3 degrees): it must be accepted, naming that picture as moved
+  (`companion/vision/lined_up_set.py`).
 
 It prints per condition:
 
@@ -21,6 +24,7 @@ It prints per condition:
 - mixed sets refused for holding cubes of two colours, refused for another reason, accepted,
 - sets with another colour's picture refused and accepted,
 - sets with the brown and black pictures swapped refused and accepted,
+- sets with a knocked picture accepted naming it, and not (refused, or naming others),
 
 and lists every refused clean set or re-shot and accepted mixed or wrong set with the seeds
 that reproduce it.
@@ -34,6 +38,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -43,14 +48,15 @@ from vision_accuracy import CONDITIONS
 
 from companion.core.cubes import COLOURS, Colour, Counts
 from companion.devices.simtray.sets import sub_seed
-from companion.devices.tray_render import TrayScene, calibration_set, render
+from companion.devices.tray_render import CalibrationSet, TrayScene, calibration_set, render
 
 try:
     import companion.vision as vision
 except ImportError as error:  # pragma: no cover - depends on the vision package
     sys.exit(f"benchmarks/calibration_checks.py: companion.vision cannot be imported ({error})")
 
-# A hand, another picture or a knocked camera play no part in calibration.
+# A hand or another picture play no part in calibration, nor a knocked camera as a condition
+# of its own (each set-up is checked with one picture taken after a knock instead).
 NOT_CALIBRATION = ("hand", "no-tray", "bumped")
 # What a refusal of a mixed set must say to count as caught.
 CAUGHT = "holds cubes that look"
@@ -76,13 +82,31 @@ def _refusal(empty: np.ndarray, pictures: dict[Colour, np.ndarray]) -> str | Non
     return None
 
 
+def _knock_missed(cal: CalibrationSet, pictures: dict[Colour, np.ndarray], seed: int) -> str | None:
+    """What went wrong when one colour's picture (drawn from `seed`) is taken again after a
+    knock on the camera, the same cubes where they lay; None when the set is accepted naming
+    just that picture as moved."""
+    colour, shot = cal.colours[int(np.random.default_rng([seed, 3]).integers(len(COLOURS)))]
+    knock = TrayScene.random(seed, "bumped", counts=shot.counts, setup=cal.setup)
+    knocked = render(replace(shot.scene, setup=knock.setup)).image
+    try:
+        profile = vision.calibrate(cal.empty.image, {**pictures, colour: knocked})
+    except vision.VisionError as error:
+        return f"{colour.value} picture knocked, refused: {error}"
+    if profile.moved_pictures != (colour,):
+        named = ", ".join(c.value for c in profile.moved_pictures) or "none"
+        return f"{colour.value} picture knocked, accepted naming {named}"
+    return None
+
+
 def check_setup(
     seed: int, condition: str, index: int, k: int, reshots: int
-) -> tuple[str | None, list[str], str, str | None, bool]:
+) -> tuple[str | None, list[str], str, str | None, bool, str | None]:
     """(why the clean set was refused or None, why each refused re-shot was, what happened
     to the mixed set: 'caught', 'accepted' or 'refused: ...', the set with another colour's
-    picture: None when refused, else which picture held which cubes, and whether the set
-    with the brown and black pictures swapped was refused) for one set-up."""
+    picture: None when refused, else which picture held which cubes, whether the set
+    with the brown and black pictures swapped was refused, and what went wrong with a
+    knocked picture or None) for one set-up."""
     setup_seed = sub_seed(seed, k, index)
     cal = calibration_set(setup_seed, condition, tests=0, jpeg=False)
     shots = cal.calibration_pictures()
@@ -126,7 +150,8 @@ def check_setup(
         Colour.BLACK: pictures[Colour.BROWN],
     }
     swap_refused = _refusal(shots["empty"].image, swapped) is not None
-    return clean, refused_reshots, outcome, unseen, swap_refused
+    knock = _knock_missed(cal, pictures, setup_seed + 13)
+    return clean, refused_reshots, outcome, unseen, swap_refused, knock
 
 
 def main() -> None:
@@ -143,19 +168,19 @@ def main() -> None:
         f"calibration checks: {args.setups} set-ups per condition, seeds {args.seeds}, "
         f"{args.reshots} re-shot(s) of each clean set"
     )
-    header = f"{'condition':12} {'sets':>4} {'clean refused':>13} {'re-shots refused':>16} {'mixed caught':>12} {'other':>5} {'accepted':>8} {'other colour refused':>20} {'accepted':>8} {'swap refused':>12} {'accepted':>8} {'secs':>5}"
+    header = f"{'condition':12} {'sets':>4} {'clean refused':>13} {'re-shots refused':>16} {'mixed caught':>12} {'other':>5} {'accepted':>8} {'other colour refused':>20} {'accepted':>8} {'swap refused':>12} {'accepted':>8} {'knock named':>11} {'not':>4} {'secs':>5}"
     print(header)
     print("-" * len(header))
     notes: list[str] = []
-    totals = [0] * 10
+    totals = [0] * 12
     for index, (_, condition) in enumerate(CONDITIONS):
         if condition in NOT_CALIBRATION or (args.only and condition not in args.only):
             continue
         start = time.perf_counter()
-        row = [0] * 10
+        row = [0] * 12
         for seed in args.seeds:
             for k in range(args.setups):
-                clean, reshots, mixed, unseen, swap_refused = check_setup(
+                clean, reshots, mixed, unseen, swap_refused, knock = check_setup(
                     seed, condition, index, k, args.reshots
                 )
                 where = f"seed {seed} {condition} set-up {k}"
@@ -183,18 +208,24 @@ def main() -> None:
                 else:
                     row[9] += 1
                     notes.append(f"  {where}: accepted the brown and black pictures swapped")
+                if knock is None:
+                    row[10] += 1
+                else:
+                    row[11] += 1
+                    notes.append(f"  {where}: {knock}")
         totals = [a + b for a, b in zip(totals, row, strict=True)]
         seconds = time.perf_counter() - start
         print(
             f"{condition:12} {row[0]:4d} {row[1]:13d} {row[2]:16d} {row[3]:12d} {row[4]:5d} "
-            f"{row[5]:8d} {row[6]:20d} {row[7]:8d} {row[8]:12d} {row[9]:8d} {seconds:5.0f}",
+            f"{row[5]:8d} {row[6]:20d} {row[7]:8d} {row[8]:12d} {row[9]:8d} {row[10]:11d} "
+            f"{row[11]:4d} {seconds:5.0f}",
             flush=True,
         )
     print("-" * len(header))
     print(
         f"{'all':12} {totals[0]:4d} {totals[1]:13d} {totals[2]:16d} {totals[3]:12d} "
         f"{totals[4]:5d} {totals[5]:8d} {totals[6]:20d} {totals[7]:8d} {totals[8]:12d} "
-        f"{totals[9]:8d}"
+        f"{totals[9]:8d} {totals[10]:11d} {totals[11]:4d}"
     )
     for note in notes:
         print(note)
