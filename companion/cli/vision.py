@@ -38,9 +38,8 @@ SHADE_ADVICE = (
     "they may have lain in shade; take the white picture again with them in the open light"
 )
 MOVED_ADVICE = (
-    "the tray (or the camera) moved before the {colours} {pictures}: lined up with the empty "
-    "tray's picture. If the camera stands elsewhere now, take all the pictures again: every "
-    "reading would be marked unsure"
+    "the tray (or the camera) moved between the pictures: the {pictures} lined up with the "
+    "last one (white), where the tray lies now. If it moves again, calibrate again"
 )
 HIDING_ADVICE = (
     "the floor's print looks like {colours} cubes; a lamp from one side (their edges and "
@@ -151,9 +150,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
         names = " and ".join(colour.value for colour in hidden)
         print("warning: " + HIDING_ADVICE.format(colours=names))
     if profile.moved_pictures:
-        names = " and ".join(colour.value for colour in profile.moved_pictures)
-        noun = "pictures" if len(profile.moved_pictures) > 1 else "picture"
-        print("warning: " + MOVED_ADVICE.format(colours=names, pictures=noun))
+        names = " and ".join(profile.moved_pictures)
+        many = len(profile.moved_pictures) > 1
+        which = f"{names} {'pictures were' if many else 'picture was'}"
+        print("warning: " + MOVED_ADVICE.format(pictures=which))
     shaded = white_in_shade(profile)
     if shaded is not None:
         print("warning: " + SHADE_ADVICE.format(white=shaded[0], floor=shaded[1]))

@@ -34,7 +34,7 @@ from companion.vision.cube_side import footprint_side, measure_side
 from companion.vision.debug import DebugSink, no_debug
 from companion.vision.errors import CalibrationError
 from companion.vision.images import BGRImage
-from companion.vision.lined_up_set import lined_up_pictures
+from companion.vision.lined_up_set import lined_up_set
 from companion.vision.profile import ColourModel, Profile, encode_noise_map, encode_png
 from companion.vision.segment import Comparison, Reference, compare
 from companion.vision.setup_noise import COVER_REACH, quiet_differences, unstable_pixels
@@ -65,9 +65,10 @@ def calibrate(
     each showing only cubes of that colour (any number, at least one). `corners` is the tray
     floor's outline in picture pixels when it is already known (shown by hand, or moved on
     purpose by a benchmark); without it the outline is the empty tray's, unless most of the
-    pictures show another (`agreed_outline`). A colour picture that shows the tray moved from
-    where the empty tray's shows it is first lined up with that (`lined_up_set`), and the
-    profile names it. Raises CalibrationError with a message naming the problem picture when
+    pictures show another (`agreed_outline`). Pictures that show the tray elsewhere than the
+    last colour picture (white) are first lined up with it (`lined_up_set`), and the profile
+    names them; `corners`, like the outline found, are taken where the empty tray's picture
+    shows them and moved with it. Raises CalibrationError with a message naming the problem picture when
     the set is unusable.
     """
     missing = [c.value for c in COLOURS if c not in per_colour]
@@ -82,13 +83,17 @@ def calibrate(
                 f"{width}x{height}; take all pictures with the same camera set-up"
             )
     first_scale = min(1.0, MAX_VIEW / max(width, height))
-    # The pictures are lined up with the empty tray's in its own outline's view first, so
-    # that the outline they agree on is found where the empty tray shows it.
+    # The pictures are lined up first, in the view of the empty tray's outline, so that the
+    # outline they agree on is found where all of them show the tray.
     own = find_tray(empty) if corners is None else corners
     view = view_for(whole_picture(width, height) if own is None else own, first_scale)
-    per_colour, moved = lined_up_pictures(empty, per_colour, view)
+    lined_up = lined_up_set(empty, per_colour, view)
+    empty, per_colour = lined_up.empty, lined_up.per_colour
+    own = None if own is None else lined_up.outline(own)
     if corners is None:
         corners = agreed_outline(own, [per_colour[colour] for colour in COLOURS])
+    else:
+        corners = own
     tray_found = corners is not None
     if corners is None:
         corners = whole_picture(width, height)
@@ -121,9 +126,7 @@ def calibrate(
     counted = count_own_pictures(profile, per_colour)
     check_counted_alike(profile, counted)
     measured = measure_areas(profile, counted)
-    return Profile.model_validate(
-        {**dict(measured), "moved_pictures": [c for c in COLOURS if c in moved]}
-    )
+    return Profile.model_validate({**dict(measured), "moved_pictures": lined_up.moved})
 
 
 def _learn(

@@ -117,11 +117,11 @@ class Profile(BaseModel):
         f"{NOISE_MAP_STEPS} steps per unit. Empty string: none.",
     )
     colours: dict[Colour, ColourModel] = Field(description="One model per cube colour, all seven.")
-    moved_pictures: tuple[Colour, ...] = Field(
+    moved_pictures: tuple[str, ...] = Field(
         default=(),
-        description="Colours whose calibration picture showed the tray moved from where the "
-        "empty tray's picture shows it (a knock on the camera or the tray while placing the "
-        "cubes); they were lined up with the empty tray's before learning.",
+        description='Calibration pictures ("empty" and colour names) that showed the tray '
+        "elsewhere than the last one, white (a knock on the camera or the tray while the "
+        "cubes went in); they were lined up with it before learning.",
     )
     shadow: ShadowModel | None = Field(
         default=None,

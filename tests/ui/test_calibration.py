@@ -83,4 +83,4 @@ def test_wizard_says_when_the_tray_moved_between_pictures(app: Any) -> None:
     knocked = render(replace(blue, setup=knock.setup)).image
     colours = [knocked if c is Colour.BLUE else dict(shots.colours)[c].image for c in COLOURS]
     result = _result_of(app, [shots.empty.image, *colours])
-    assert "The tray moved before these pictures: blue." in result, result
+    assert "The tray moved while the pictures were taken: blue lined up" in result, result

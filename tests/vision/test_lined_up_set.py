@@ -1,4 +1,4 @@
-"""Calibration pictures taken after a knock, lined up with the empty tray's
+"""Calibration pictures taken after a knock, lined up with the others
 (`companion.vision.lined_up_set`, the move measured by `companion.vision.realign`)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from companion.devices.tray_render import (
 from companion.vision import calibrate, read_tray
 from companion.vision.calibrate import MAX_VIEW
 from companion.vision.images import BGRImage
-from companion.vision.lined_up_set import lined_up_pictures
+from companion.vision.lined_up_set import lined_up_set
 from companion.vision.segment import correlation
 from companion.vision.tray import find_tray
 from companion.vision.tray_view import TrayView, view_for
@@ -68,13 +68,14 @@ def _knocked(scene: TrayScene, knock: int) -> RenderedTray:
 
 def test_an_unmoved_set_is_left_as_it_is(cal: CalibrationSet) -> None:
     pictures = {colour: shot.image for colour, shot in cal.colours}
-    lined_up, moved = lined_up_pictures(cal.empty.image, pictures, _view(cal.empty.image))
-    assert moved == []
-    assert all(lined_up[colour] is pictures[colour] for colour in COLOURS)
+    lined_up = lined_up_set(cal.empty.image, pictures, _view(cal.empty.image))
+    assert lined_up.moved == ()
+    assert lined_up.empty is cal.empty.image
+    assert all(lined_up.per_colour[colour] is pictures[colour] for colour in COLOURS)
 
 
 @pytest.mark.parametrize(("degrees", "dx", "dy"), [(2.5, 12.0, -8.0), (3.0, -45.0, 20.0)])
-def test_a_turned_picture_is_lined_up_with_the_empty_tray(
+def test_a_turned_picture_is_lined_up_with_the_others(
     cal: CalibrationSet, degrees: float, dx: float, dy: float
 ) -> None:
     # The camera turned and moved by up to 2 cubes: the picture is turned back to within a
@@ -82,11 +83,12 @@ def test_a_turned_picture_is_lined_up_with_the_empty_tray(
     pictures = {colour: shot.image for colour, shot in cal.colours}
     view = _view(cal.empty.image)
     turned = {**pictures, Colour.RED: _turned(pictures[Colour.RED], degrees, dx, dy)}
-    lined_up, moved = lined_up_pictures(cal.empty.image, turned, view)
-    assert moved == [Colour.RED]
+    lined_up = lined_up_set(cal.empty.image, turned, view)
+    assert lined_up.moved == ("red",)
     assert _alike(view, turned[Colour.RED], pictures[Colour.RED]) < 0.9
-    assert _alike(view, lined_up[Colour.RED], pictures[Colour.RED]) > 0.95
-    assert all(lined_up[colour] is turned[colour] for colour in COLOURS if colour != Colour.RED)
+    assert _alike(view, lined_up.per_colour[Colour.RED], pictures[Colour.RED]) > 0.95
+    unmoved = [colour for colour in COLOURS if colour != Colour.RED]
+    assert all(lined_up.per_colour[colour] is turned[colour] for colour in unmoved)
 
 
 @pytest.fixture(scope="module")
@@ -100,13 +102,40 @@ def test_a_knock_on_a_dotted_print_is_found(dotted: CalibrationSet) -> None:
     # a cube): ECC started from no move stops near it (correlation 0.26 with the empty
     # tray). Started from where the whole empty tray matches the picture best too, it finds
     # the knock (0.72).
+    pictures = {colour: shot.image for colour, shot in dotted.colours}
     shot = dotted.colours[COLOURS.index(Colour.BLUE)][1]
     after = _knocked(shot.scene, KNOCK).image
     view = _view(dotted.empty.image)
-    lined_up, moved = lined_up_pictures(dotted.empty.image, {Colour.BLUE: after}, view)
-    assert moved == [Colour.BLUE]
+    lined_up = lined_up_set(dotted.empty.image, {**pictures, Colour.BLUE: after}, view)
+    assert lined_up.moved == ("blue",)
     assert _alike(view, after, shot.image) < 0.5
-    assert _alike(view, lined_up[Colour.BLUE], shot.image) > 0.8
+    assert _alike(view, lined_up.per_colour[Colour.BLUE], shot.image) > 0.8
+
+
+def test_after_a_knock_that_stays_the_pictures_before_are_lined_up_with_the_last(
+    dotted: CalibrationSet,
+) -> None:
+    # The camera knocked before the red cubes' picture and left where it was: the drops to
+    # come will show the tray where the red to white pictures do, so the empty tray's picture
+    # and the blue and black ones are lined up with those, and the outline found in the
+    # empty tray's picture moves with them.
+    knocked = {
+        colour: _knocked(shot.scene, KNOCK) if COLOURS.index(colour) >= 2 else shot
+        for colour, shot in dotted.colours
+    }
+    view = _view(dotted.empty.image)
+    pictures = {colour: shot.image for colour, shot in knocked.items()}
+    lined_up = lined_up_set(dotted.empty.image, pictures, view)
+    assert lined_up.moved == ("empty", "blue", "black")
+    assert all(lined_up.per_colour[colour] is pictures[colour] for colour in COLOURS[2:])
+    # The empty tray as the knocked camera would show it.
+    empty_now = _knocked(dotted.empty.scene, KNOCK)
+    assert _alike(view, dotted.empty.image, empty_now.image) < 0.5
+    assert _alike(view, lined_up.empty, empty_now.image) > 0.8
+    outline = lined_up.outline(view.corners)
+    true_now = np.array(empty_now.tray_corners)
+    was_off = np.abs(np.array(view.corners) - true_now).max()
+    assert np.abs(np.array(outline) - true_now).max() < min(4.0, was_off / 5)
 
 
 def test_calibration_learns_a_knocked_picture_s_colour_from_its_cubes(
@@ -122,7 +151,7 @@ def test_calibration_learns_a_knocked_picture_s_colour_from_its_cubes(
         dotted.empty.image, {**pictures, Colour.BLUE: _knocked(shot.scene, KNOCK).image}
     )
     assert clean.moved_pictures == ()
-    assert knocked.moved_pictures == (Colour.BLUE,)
+    assert knocked.moved_pictures == ("blue",)
     was, now = (np.array(p.colours[Colour.BLUE].mean) for p in (clean, knocked))
     assert np.linalg.norm(was - now) < 2.5
     for picture in dotted.tests:
@@ -138,7 +167,7 @@ def test_companion_calibrate_says_which_pictures_were_lined_up(
     assert main(["calibrate", str(tmp_path), "--out", str(tmp_path / "profile.json")]) == 0
     warnings = [line for line in capsys.readouterr().out.splitlines() if "moved" in line]
     assert warnings == [
-        "warning: the tray (or the camera) moved before the blue picture: lined up with the "
-        "empty tray's picture. If the camera stands elsewhere now, take all the pictures "
-        "again: every reading would be marked unsure"
+        "warning: the tray (or the camera) moved between the pictures: the blue picture was "
+        "lined up with the last one (white), where the tray lies now. If it moves again, "
+        "calibrate again"
     ]

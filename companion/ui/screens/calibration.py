@@ -134,16 +134,19 @@ def white_in_shade_line(profile: Any) -> list[str]:
 
 
 def moved_line(profile: Any) -> list[str]:
-    """A line for the person when the tray moved while the colour pictures were taken (they
-    were lined up with the empty tray's, see the vision's `lined_up_set`); none otherwise."""
+    """A line for the person when the tray moved while the pictures were taken (those before
+    were lined up with the last, see the vision's `lined_up_set`); none otherwise."""
     if not profile.moved_pictures:
         return []
-    names = ", ".join(colour_name(colour) for colour in profile.moved_pictures)
+    names = ", ".join(
+        tr("empty tray") if name == "empty" else colour_name(Colour(name))
+        for name in profile.moved_pictures
+    )
     return [
         trf(
-            "The tray moved before these pictures: {colours}. They were lined up. If the "
-            "camera moved, start over.",
-            colours=names,
+            "The tray moved while the pictures were taken: {pictures} lined up with the last "
+            "one. If it moves again, start over.",
+            pictures=names,
         )
     ]
 
