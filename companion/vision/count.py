@@ -122,7 +122,7 @@ def read_tray(
     at_edge = change_at_view_edge(comparison, profile)
     moved = None
     # A camera or tray moved since calibration changes the view's edge (the rim moved) or
-    # loses the tray; only then is the move measured (about 2 ms).
+    # loses the tray; only then is the move measured (about 4 ms).
     if at_edge or _tray_lost(comparison, prepared.reference):
         moved = lined_up_view(
             view, prepared.empty_grey, prepared.empty_small, tray_view, profile.cube_side

@@ -22,7 +22,7 @@ from companion.vision.images import BGRImage
 from companion.vision.segment import correlation
 from companion.vision.tray_view import TrayView
 
-# The move is first measured on views shrunk this much (0.3-2 ms on one core), then refined
+# The move is first measured on views shrunk this much (1-3 ms on one core), then refined
 # on the full view only when there is a move. Shrunk further (2.5 pixels a cube), ECC lost
 # some moves and took dozens of cubes for one.
 COARSE = 0.5
@@ -120,13 +120,13 @@ def _coarse_move(
     template: GreyImage, current: GreyImage
 ) -> tuple[NDArray[np.float32], float] | None:
     """The rotation and shift (2 x 3) that line the shrunk `current` up with `template` best,
-    and how well they then correlate (0..1); None when ECC converges from neither start.
+    and how well they then correlate (-1..1); None when ECC converges from neither start.
 
     ECC finds the nearest fit it can reach. On rows of dots (rendered, warm light), a camera
     knock that moved the tray's corners by 0.9 of a cube left it, started from no move, at a
     correlation of 0.26 with the empty tray (0.22 before), and in others at a wrong turn and
     shift that still gained enough to pass. So it also starts from where the whole `template`
-    matches `current` best (normalised cross-correlation, about 2 ms): 0.72 there. The better
+    matches `current` best (normalised cross-correlation, under 3 ms): 0.72 there. The better
     fit wins.
     """
     height, width = template.shape

@@ -138,6 +138,23 @@ def test_after_a_knock_that_stays_the_pictures_before_are_lined_up_with_the_last
     assert np.abs(np.array(outline) - true_now).max() < min(4.0, was_off / 5)
 
 
+def test_after_a_knock_that_stays_the_drops_read_as_before(dotted: CalibrationSet) -> None:
+    # Calibrated with the knock before the red picture, the drops the knocked camera takes
+    # next read as the clean set reads them unknocked, and none says the camera moved (lined
+    # up with the empty tray's picture instead, every one did).
+    pictures = {
+        colour: _knocked(shot.scene, KNOCK).image if COLOURS.index(colour) >= 2 else shot.image
+        for colour, shot in dotted.colours
+    }
+    profile = calibrate(dotted.empty.image, pictures)
+    assert profile.moved_pictures == ("empty", "blue", "black")
+    clean = calibrate(dotted.empty.image, {colour: shot.image for colour, shot in dotted.colours})
+    for picture in dotted.tests:
+        reading = read_tray(_knocked(picture.scene, KNOCK).image, profile)
+        assert reading.counts == read_tray(picture.image, clean).counts == picture.counts
+        assert not any("moved" in reason for reason in reading.reasons)
+
+
 def test_calibration_learns_a_knocked_picture_s_colour_from_its_cubes(
     dotted: CalibrationSet,
 ) -> None:
