@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -88,8 +87,7 @@ def _knock_missed(cal: CalibrationSet, pictures: dict[Colour, np.ndarray], seed:
     knock on the camera, the same cubes where they lay; None when the set is accepted naming
     the pictures lined up as expected."""
     colour, shot = cal.colours[int(np.random.default_rng([seed, 3]).integers(len(COLOURS)))]
-    knock = TrayScene.random(seed, "bumped", counts=shot.counts, setup=cal.setup)
-    knocked = render(replace(shot.scene, setup=knock.setup)).image
+    knocked = render(shot.scene.knocked(seed)).image
     try:
         profile = vision.calibrate(cal.empty.image, {**pictures, colour: knocked})
     except vision.VisionError as error:

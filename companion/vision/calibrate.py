@@ -67,9 +67,9 @@ def calibrate(
     purpose by a benchmark); without it the outline is the empty tray's, unless most of the
     pictures show another (`agreed_outline`). Pictures that show the tray elsewhere than the
     last colour picture (white) are first lined up with it (`lined_up_set`), and the profile
-    names them; `corners`, like the outline found, are taken where the empty tray's picture
-    shows them and moved with it. Raises CalibrationError with a message naming the problem picture when
-    the set is unusable.
+    names them; `corners`, like the outline found, lie where the empty tray's picture shows
+    them and move with it. Raises CalibrationError with a message naming the problem picture
+    when the set is unusable.
     """
     missing = [c.value for c in COLOURS if c not in per_colour]
     if missing:
@@ -85,15 +85,14 @@ def calibrate(
     first_scale = min(1.0, MAX_VIEW / max(width, height))
     # The pictures are lined up first, in the view of the empty tray's outline, so that the
     # outline they agree on is found where all of them show the tray.
-    own = find_tray(empty) if corners is None else corners
+    given = corners is not None
+    own = corners if given else find_tray(empty)
     view = view_for(whole_picture(width, height) if own is None else own, first_scale)
     lined_up = lined_up_set(empty, per_colour, view)
     empty, per_colour = lined_up.empty, lined_up.per_colour
     own = None if own is None else lined_up.outline(own)
-    if corners is None:
-        corners = agreed_outline(own, [per_colour[colour] for colour in COLOURS])
-    else:
-        corners = own
+    others = [per_colour[colour] for colour in COLOURS]
+    corners = own if given else agreed_outline(own, others)
     tray_found = corners is not None
     if corners is None:
         corners = whole_picture(width, height)

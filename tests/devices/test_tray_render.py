@@ -300,6 +300,18 @@ def test_a_bumped_camera_moves_the_tray_in_the_picture() -> None:
     assert shift > 1.0
 
 
+def test_a_scene_knocked_keeps_its_cubes_and_takes_the_bumped_draw() -> None:
+    # The same cubes where they lay, the camera knocked as a "bumped" scene of that seed is.
+    cal = calibration_set(14, "neutral", tests=0, image_size=SMALL)
+    scene = cal.colours[0][1].scene
+    knocked = scene.knocked(3)
+    assert knocked.arrangement == scene.arrangement and knocked.counts == scene.counts
+    bumped = TrayScene.random(3, "bumped", counts=scene.counts, setup=scene.setup)
+    assert knocked.setup == bumped.setup != scene.setup
+    shift = np.abs(np.array(render(knocked).tray_corners) - np.array(cal.empty.tray_corners))
+    assert shift.max() > 1.0
+
+
 def test_a_knocked_camera_keeps_its_lens() -> None:
     # Knocked, this set-up's camera may no longer fit the whole tray in its picture: widening
     # the view to fit it zoomed out by up to 17%, which no knock does.

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from companion.core.cubes import COLOURS, Colour
-from companion.devices.tray_render import TrayScene, calibration_set, render
+from companion.devices.tray_render import calibration_set, render
 from companion.ui import harness
 from companion.ui.bridge import SimulatedCalibrationPictures
 from companion.vision import Profile
@@ -79,8 +78,7 @@ def test_wizard_says_when_the_tray_moved_between_pictures(app: Any) -> None:
     # The camera knocked before the blue cubes' picture (tests/vision/test_lined_up_set.py).
     shots = calibration_set(1553855255, "warm", tests=0)
     blue = dict(shots.colours)[Colour.BLUE].scene
-    knock = TrayScene.random(4, "bumped", counts=blue.counts, setup=blue.setup)
-    knocked = render(replace(blue, setup=knock.setup)).image
+    knocked = render(blue.knocked(4)).image
     colours = [knocked if c is Colour.BLUE else dict(shots.colours)[c].image for c in COLOURS]
     result = _result_of(app, [shots.empty.image, *colours])
     assert "The tray moved while the pictures were taken: blue lined up" in result, result

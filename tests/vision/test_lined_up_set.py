@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -28,7 +27,7 @@ from companion.vision.segment import correlation
 from companion.vision.tray import find_tray
 from companion.vision.tray_view import TrayView, view_for
 
-# The knock (seed of the "bumped" draw) the tests take the blue picture after.
+# The knock (`TrayScene.knocked`'s seed) the tests take pictures after.
 KNOCK = 4
 
 
@@ -59,11 +58,9 @@ def _alike(view: TrayView, first: BGRImage, second: BGRImage) -> float:
     return correlation(views[0], views[1], 1)
 
 
-def _knocked(scene: TrayScene, knock: int) -> RenderedTray:
-    """`scene` with its camera knocked (moved 4-12 mm and turned 1-3 degrees, drawn from
-    seed `knock`) before the shot: the same cubes where they lay."""
-    knocked = TrayScene.random(knock, "bumped", counts=scene.counts, setup=scene.setup)
-    return render(replace(scene, setup=knocked.setup))
+def _knocked(scene: TrayScene) -> RenderedTray:
+    """`scene` shot after the tests' knock, the cubes where they lay."""
+    return render(scene.knocked(KNOCK))
 
 
 def test_an_unmoved_set_is_left_as_it_is(cal: CalibrationSet) -> None:
@@ -104,7 +101,7 @@ def test_a_knock_on_a_dotted_print_is_found(dotted: CalibrationSet) -> None:
     # the knock (0.72).
     pictures = {colour: shot.image for colour, shot in dotted.colours}
     shot = dotted.colours[COLOURS.index(Colour.BLUE)][1]
-    after = _knocked(shot.scene, KNOCK).image
+    after = _knocked(shot.scene).image
     view = _view(dotted.empty.image)
     lined_up = lined_up_set(dotted.empty.image, {**pictures, Colour.BLUE: after}, view)
     assert lined_up.moved == ("blue",)
@@ -120,7 +117,7 @@ def test_after_a_knock_that_stays_the_pictures_before_are_lined_up_with_the_last
     # and the blue and black ones are lined up with those, and the outline found in the
     # empty tray's picture moves with them.
     knocked = {
-        colour: _knocked(shot.scene, KNOCK) if COLOURS.index(colour) >= 2 else shot
+        colour: _knocked(shot.scene) if COLOURS.index(colour) >= 2 else shot
         for colour, shot in dotted.colours
     }
     view = _view(dotted.empty.image)
@@ -129,7 +126,7 @@ def test_after_a_knock_that_stays_the_pictures_before_are_lined_up_with_the_last
     assert lined_up.moved == ("empty", "blue", "black")
     assert all(lined_up.per_colour[colour] is pictures[colour] for colour in COLOURS[2:])
     # The empty tray as the knocked camera would show it.
-    empty_now = _knocked(dotted.empty.scene, KNOCK)
+    empty_now = _knocked(dotted.empty.scene)
     assert _alike(view, dotted.empty.image, empty_now.image) < 0.5
     assert _alike(view, lined_up.empty, empty_now.image) > 0.8
     outline = lined_up.outline(view.corners)
@@ -143,14 +140,14 @@ def test_after_a_knock_that_stays_the_drops_read_as_before(dotted: CalibrationSe
     # next read as the clean set reads them unknocked, and none says the camera moved (lined
     # up with the empty tray's picture instead, every one did).
     pictures = {
-        colour: _knocked(shot.scene, KNOCK).image if COLOURS.index(colour) >= 2 else shot.image
+        colour: _knocked(shot.scene).image if COLOURS.index(colour) >= 2 else shot.image
         for colour, shot in dotted.colours
     }
     profile = calibrate(dotted.empty.image, pictures)
     assert profile.moved_pictures == ("empty", "blue", "black")
     clean = calibrate(dotted.empty.image, {colour: shot.image for colour, shot in dotted.colours})
     for picture in dotted.tests:
-        reading = read_tray(_knocked(picture.scene, KNOCK).image, profile)
+        reading = read_tray(_knocked(picture.scene).image, profile)
         assert reading.counts == read_tray(picture.image, clean).counts == picture.counts
         assert not any("moved" in reason for reason in reading.reasons)
 
@@ -164,9 +161,7 @@ def test_calibration_learns_a_knocked_picture_s_colour_from_its_cubes(
     pictures = {colour: shot.image for colour, shot in dotted.colours}
     clean = calibrate(dotted.empty.image, pictures)
     shot = dotted.colours[COLOURS.index(Colour.BLUE)][1]
-    knocked = calibrate(
-        dotted.empty.image, {**pictures, Colour.BLUE: _knocked(shot.scene, KNOCK).image}
-    )
+    knocked = calibrate(dotted.empty.image, {**pictures, Colour.BLUE: _knocked(shot.scene).image})
     assert clean.moved_pictures == ()
     assert knocked.moved_pictures == ("blue",)
     was, now = (np.array(p.colours[Colour.BLUE].mean) for p in (clean, knocked))
@@ -180,7 +175,7 @@ def test_companion_calibrate_says_which_pictures_were_lined_up(
 ) -> None:
     write_set(dotted, tmp_path)
     shot = dotted.colours[COLOURS.index(Colour.BLUE)][1]
-    assert cv2.imwrite(str(tmp_path / "blue.png"), _knocked(shot.scene, KNOCK).image)
+    assert cv2.imwrite(str(tmp_path / "blue.png"), _knocked(shot.scene).image)
     assert main(["calibrate", str(tmp_path), "--out", str(tmp_path / "profile.json")]) == 0
     warnings = [line for line in capsys.readouterr().out.splitlines() if "moved" in line]
     assert warnings == [

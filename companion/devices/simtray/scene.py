@@ -327,6 +327,11 @@ class TrayScene:
         if self.counts.total > 60:
             raise ValueError(f"at most 60 cubes fit a tray picture, asked for {self.counts.total}")
 
+    def knocked(self, seed: int) -> TrayScene:
+        """This scene with its camera knocked before the shot, the cubes where they lay: the
+        knock `random` draws for "bumped" from `seed` (moved 4-12 mm, turned 1-3 degrees)."""
+        return replace(self, setup=_bumped(self.setup, np.random.default_rng([seed, 5])))
+
     @classmethod
     def random(
         cls,
