@@ -280,6 +280,10 @@ def area_doubts(
     if found.size and int(found.max()) >= HEAP_CUBES:
         # Cubes dropped in a heap rest on each other; one underneath leaves no trace.
         return [doubt.HEAP]
+    # (Groups measured against lone cubes, and pairs alone with their shade too, let sure
+    # readings be wrong: benchmarks/pathtraced/README.md, fifteenth and twenty-seventh
+    # sessions. A cube in full sight missed in a group, or one under a pair, changes too
+    # little area to tell.)
     worth = np.where(found == 1, areas / lone_cube, areas / cube_square)
     extra = worth - found
     # (Only against a lone cube calibration measured: the square alone is no lone cube's area.)
