@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 from collections import Counter
@@ -78,8 +79,10 @@ NUDGE = 0.5
 class Pass(NamedTuple):
     """One reading of every set-up: the tallies, the wrong pictures (name: group), the lines
     to print about them, what went wrong cube by cube (set-up drops left out: one of those
-    holds more errors than a set-up's other pictures together), and per set-up what its
-    calibration learned that a nudge may move (view width, shadow depth or None)."""
+    holds more errors than a set-up's other pictures together), per set-up what its
+    calibration learned that a nudge may move (view width, shadow depth or None), and the
+    doubts that kept right readings from being sure (set-up drops left out), each reading's
+    once and, in `alone`, those that stood alone."""
 
     tally: Counter[str]
     wrong: dict[str, str]
@@ -87,6 +90,8 @@ class Pass(NamedTuple):
     trays_off: list[str]
     errors: Counter[str]
     learned: dict[str, tuple[int, float | None]]
+    doubts: Counter[str]
+    alone: Counter[str]
 
 
 def _errors(
@@ -142,7 +147,7 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
     from companion.vision.tray import find_tray
 
     cv2.setNumThreads(1)
-    result = Pass(Counter(), {}, [], [], Counter(), {})
+    result = Pass(Counter(), {}, [], [], Counter(), {}, Counter(), Counter())
     tally = result.tally
     for folder in sorted(out.glob("setup*")):
         truth_file = folder / "truth.json"
@@ -186,6 +191,11 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
             if len(lying) > 20:
                 group = "set-up drop"
             right = counts == expected["counts"]
+            if right and not reading.confident and group != "set-up drop":
+                tally["right unsure"] += 1
+                doubts = set(map(_template, reading.reasons))
+                result.doubts.update(doubts)
+                result.alone.update(doubts if len(doubts) == 1 else ())
             for row in (group, "all", *conditions):
                 tally[f"{row} pictures"] += 1
                 tally[f"{row} right"] += right
@@ -206,6 +216,16 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
                     f": {wrong}; {_listed(errors)}"
                 )
     return result
+
+
+def _template(reason: str) -> str:
+    """A reading's reason with its colour names put back as the fields of its template
+    (`companion/vision/reasons.py`), so that one doubt is tallied once whatever the colour."""
+    from companion.core.cubes import COLOURS
+
+    fields = iter(("{colour}", "{other}"))
+    names = "|".join(colour.value for colour in COLOURS)
+    return re.sub(rf"\b({names})\b", lambda _: next(fields), reason)
 
 
 def _listed(errors: list[str]) -> str:
@@ -234,6 +254,15 @@ def _print_pass(found: Pass) -> None:
     print("cubes read wrong, pictures other than set-up drops:")
     for error, times in sorted(found.errors.items(), key=lambda item: (-item[1], item[0])):
         print(f"{times:>6}  {error}")
+    print()
+    # A right reading given as unsure costs the players a look and a tap: what asked for it.
+    print(
+        f"doubts in the {tally['right unsure']} right readings given as unsure, "
+        "set-up drops left out:"
+    )
+    print(f"{'readings':>8}{'alone':>7}  doubt")
+    for doubt, times in sorted(found.doubts.items(), key=lambda item: (-item[1], item[0])):
+        print(f"{times:>8}{found.alone[doubt]:>7}  {doubt}")
     print()
 
 
