@@ -12,7 +12,9 @@ all on the floor and none under another ("clear"), or some resting on another; a
 the set-ups' light, camera and print (a picture counts under each that holds for it). It
 also names the set-ups whose tray outline, as calibration found it, is off the true floor,
 and tallies what went wrong cube by cube (`scoring/matching.py` pairs the found cubes with
-the true ones): cubes missed, invented, or seen in another colour.
+the true ones): cubes missed, invented, or seen in another colour; and the doubts that kept
+right readings from being sure (each one a player's look and tap), how often each came and
+how often alone.
 `--nudge N` reads everything N more times with that outline moved by a fraction of a pixel,
 and prints how many pictures each pass reads right, which pictures change between passes,
 and the set-ups whose calibration the nudges moved (view width, shadow depth).
