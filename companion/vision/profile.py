@@ -136,6 +136,11 @@ class Profile(BaseModel):
         missing = [c.value for c in COLOURS if c not in self.colours]
         if missing:
             raise ValueError(f"colour models missing for {', '.join(missing)}")
+        # (The wizard names each picture lined up: a name of no picture is a broken file.)
+        pictures = ("empty", *(c.value for c in COLOURS))
+        unknown = [name for name in self.moved_pictures if name not in pictures]
+        if unknown:
+            raise ValueError(f"moved_pictures names no calibration picture: {', '.join(unknown)}")
         return self
 
     @property

@@ -290,3 +290,12 @@ def test_profile_round_trip_and_load_errors(tmp_path: Path, profile: Profile) ->
     (tmp_path / "nowhite.json").write_text(json.dumps(data))
     with pytest.raises(ProfileError, match="white"):
         Profile.load(tmp_path / "nowhite.json")
+    # The pictures lined up are named: "empty" and colours, nothing else.
+    data = json.loads(path.read_text())
+    data["moved_pictures"] = ["empty", "blue"]
+    (tmp_path / "moved.json").write_text(json.dumps(data))
+    assert Profile.load(tmp_path / "moved.json").moved_pictures == ("empty", "blue")
+    data["moved_pictures"] = ["blue", "purple"]
+    (tmp_path / "purple.json").write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match="purple"):
+        Profile.load(tmp_path / "purple.json")
