@@ -167,3 +167,22 @@ def test_language_switch_applies_at_once_and_is_remembered(app: Any) -> None:
         harness.tap(app.screen("devices").ids.language)
     assert load_language(app.controller.saved.directory) == "en"
     assert app.root.ids.header.ids.undo.text == "Undo"
+
+
+def test_a_counter_shows_its_value_after_the_layout_changes(app: Any) -> None:
+    from companion.ui.widgets.common import Counter
+
+    counter = Counter(colour="red")
+    counter.value = 3
+    chip = counter.children[-1]
+    counter.size = (240, 300)
+    chip.size = (200, 90)  # a repaint, as when the screen's layout moves the chip
+    assert chip.text == "3"
+    counter.colour = "green"
+    assert chip.text == "3"
+    # A chip with no text of its own shows its colour's code, and follows the colour.
+    from companion.ui.widgets.colour_chip import ColourChip
+
+    plain = ColourChip(colour="blue")
+    plain.colour = "white"
+    assert plain.text == "Wh"

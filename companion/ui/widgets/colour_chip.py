@@ -30,16 +30,19 @@ class ColourChip(Label):  # type: ignore[misc]
         super().__init__(**kwargs)
         # With no text of its own the chip shows the colour's code, following the colour.
         self._auto_text: bool = not str(self.text)  # type: ignore[has-type]
-        if self._auto_text:
-            self.text = Colour(self.colour).code
+        self._code_shown = ""
         self.bind(pos=self.redraw, size=self.redraw, colour=self.redraw, dimmed=self.redraw)
         self.redraw()
 
     def redraw(self, *_args: object) -> None:
         """Repaint the swatch and icon for the current colour, size and dimming."""
         colour = Colour(self.colour)
+        if self._auto_text and self.text not in ("", self._code_shown):  # type: ignore[has-type]
+            # A kv rule sets a chip's text after it is made (a counter's value): that text is
+            # the chip's own, and a later repaint must not put the code back over it.
+            self._auto_text = False
         if self._auto_text:
-            self.text = colour.code
+            self.text = self._code_shown = colour.code
         paint = palette.paint(colour)
         ink = palette.ink(colour)
         alpha = 0.35 if self.dimmed else 1.0
