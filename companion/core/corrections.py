@@ -46,6 +46,18 @@ def targets(events: Sequence[Event]) -> dict[int, int]:
     return found
 
 
+def latest_reading(events: Sequence[Event]) -> tuple[int, Counts] | None:
+    """The latest tray reading in `events` (the one a correction corrects by default): its
+    index (0-based) and its counts after any corrections; None before the first reading."""
+    latest = next((i for i in range(len(events) - 1, -1, -1) if is_tower_event(events[i])), None)
+    if latest is None:
+        return None
+    reading = events[latest]
+    assert isinstance(reading, SetupDrop | Drop | StrayCubes)
+    in_effect = _counts_in_effect(events, targets(events))
+    return latest, in_effect.get(latest, reading.counts)
+
+
 def target_of(events: Sequence[Event], correction: Correction) -> int:
     """The index (0-based) of the reading `correction` corrects; RuleError if it names none."""
     if correction.drop is None:

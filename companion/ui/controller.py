@@ -15,6 +15,7 @@ from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
 from companion.core.box import BoxData
+from companion.core.corrections import latest_reading
 from companion.core.cubes import Colour, Counts
 from companion.core.errors import LogError, RuleError, UndoError
 from companion.core.events import (
@@ -229,7 +230,16 @@ class Controller(EventDispatcher):  # type: ignore[misc]
         return self.correct_counts(counts)
 
     def correct_counts(self, counts: Counts) -> bool:
-        """The latest reading was wrong: these counts replace it (the cubes did not move)."""
+        """The latest reading was wrong: these counts replace it (the cubes did not move).
+
+        The counts as recorded are no correction: they keep the reading (how a person turns
+        down a second look, or backs out of fixing a reading) and nothing is logged.
+        """
+        if self.game is not None and counts == self.latest_reading():
+            self.pending = None
+            self.message = tr("Kept the counts as recorded.")
+            self._changed()
+            return True
         return self.apply(Correction(counts=counts))
 
     def record_strays(self, counts: Counts) -> bool:
@@ -269,12 +279,10 @@ class Controller(EventDispatcher):  # type: ignore[misc]
         return Counts()
 
     def latest_reading(self) -> Counts:
-        """The counts of the latest drop as recorded (after any correction), else none."""
-        if self.game is not None:
-            for event in reversed(self.game.events):
-                if isinstance(event, SetupDrop | Drop | Correction):
-                    return event.counts
-        return Counts()
+        """The counts of the latest tray reading (the set-up drop, a drop or stray cubes: the
+        one a correction replaces) as recorded after any correction, else none."""
+        found = latest_reading(self.game.events) if self.game is not None else None
+        return found[1] if found is not None else Counts()
 
     def player_name(self, index: int) -> str:
         """A player's name by index."""

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from companion.core.box import TEST_BOX
+from companion.core.corrections import latest_reading
 from companion.core.cubes import Counts
 from companion.core.errors import RuleError, UndoError
 from companion.core.events import (
@@ -139,6 +140,18 @@ def test_corrections_of_corrected_readings_and_rules_apply_refuses_them() -> Non
     assert replay(parse_log(game.to_json())) == list(game.states)
     with pytest.raises(RuleError, match="needs the log"):
         apply(game.state, Correction(counts=Counts()))
+
+
+def test_the_latest_reading_is_the_one_a_correction_replaces_with_its_counts_in_effect() -> None:
+    game = Game.new(("a", "b"), box=TEST_BOX)
+    assert latest_reading(game.events) is None
+    game = _two_phases()
+    assert latest_reading(game.events) == (5, Counts.of({"black": 2}))
+    game.apply(Correction(counts=Counts.of({"black": 3})))
+    game.apply(Correction(counts=Counts.of({"blue": 1, "black": 2}), drop=3))
+    assert latest_reading(game.events) == (5, Counts.of({"black": 3}))
+    game.apply(StrayCubes(counts=Counts.of({"red": 1})))
+    assert latest_reading(game.events) == (8, Counts.of({"red": 1}))
 
 
 def test_a_version_1_log_is_upgraded_on_read() -> None:
