@@ -294,10 +294,16 @@ def _emit(events: list[StatusChange | SettledReading], as_json: bool) -> None:
                 print(f"{event.timestamp:9.2f}s  {event.status.value}: {event.message}", flush=True)
         else:
             if as_json:
-                payload = {"time": round(event.timestamp, 3), **event.reading.as_json()}
+                payload = {
+                    "time": round(event.timestamp, 3),
+                    **event.reading.as_json(),
+                    "moved_by_hand": event.moved_by_hand,
+                }
                 print(json.dumps(payload), flush=True)
             else:
-                print(_line(f"{event.timestamp:9.2f}s", event.reading, as_json=False), flush=True)
+                text = _line(f"{event.timestamp:9.2f}s", event.reading, as_json=False)
+                after_hand = "  (after a hand moved the cubes)" if event.moved_by_hand else ""
+                print(text + after_hand, flush=True)
 
 
 __all__ = ["register"]

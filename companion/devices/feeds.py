@@ -115,7 +115,9 @@ class CameraFeed:
 
     def _take(self, event: SettledReading | StatusChange, source: FrameSource) -> None:
         if isinstance(event, SettledReading):
-            self._service.camera_reading(event.reading, at=event.timestamp)
+            self._service.camera_reading(
+                event.reading, at=event.timestamp, moved_by_hand=event.moved_by_hand
+            )
             return
         if event.status is Status.CAMERA_LOST:
             self._health(Health.OFFLINE, event.message)

@@ -28,6 +28,9 @@ from companion.vision.reading import TrayReading
 SENSOR_SURE_AT = 0.8
 """The chute sensor's own confidence (0..1) at or above which its count needs no person."""
 
+LOOKED_AGAIN = "the cubes were moved by hand and the camera looked again"
+"""The note on a second look at a drop."""
+
 
 class Outcome(StrEnum):
     """What the app should do with a reading."""
@@ -40,7 +43,9 @@ class Outcome(StrEnum):
     """No input could count the drop: the person types the counts (a guess may be shown)."""
 
 
-ReadingKind = Literal["drop", "stray"]
+ReadingKind = Literal["drop", "stray", "second look"]
+"""'second look': the last drop read again after people moved its cubes by hand (spread a
+heap so that no cube hides another); its counts replace the drop's, cubes did not fall."""
 ReadingSource = Literal["camera", "sensor", "manual"]
 
 
@@ -202,6 +207,24 @@ class _Window:
 
 
 @dataclass(frozen=True, slots=True)
+class _Seen:
+    """A settled camera reading, and whether a hand was in view since the one before."""
+
+    reading: TrayReading
+    moved_by_hand: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _LastDrop:
+    """What a second look at the last drop is weighed with: its number, its bound per colour
+    and the chute sensor's count of it."""
+
+    number: int
+    possible: Counts | None
+    sensor: SensorCount | None
+
+
+@dataclass(frozen=True, slots=True)
 class _Expect:
     number: int
     possible: Counts | None
@@ -212,7 +235,7 @@ class _Input:
     """One message to the service thread."""
 
     what: Literal["expect", "camera", "camera_health", "totals", "sensor_health", "beam", "stop"]
-    payload: _Expect | _Totals | TrayReading | SourceHealth | None = None
+    payload: _Expect | _Totals | _Seen | SourceHealth | None = None
     at: float = field(default_factory=time.monotonic)
 
 
@@ -253,6 +276,7 @@ class ReadingService:
         self._current: _Window | None = None
         self._totals: _Totals | None = None
         self._tray: Counts | None = None
+        self._last_drop: _LastDrop | None = None
         self._thread: threading.Thread | None = None
 
     # ---- inputs, callable from any thread -------------------------------------------------
@@ -269,9 +293,17 @@ class ReadingService:
         self._inbox.put(_Input("expect", _Expect(number, possible)))
         return number
 
-    def camera_reading(self, reading: TrayReading, at: float | None = None) -> None:
-        """A settled reading of the tray from the camera (vision's Settler)."""
-        self._inbox.put(_Input("camera", reading, at if at is not None else time.monotonic()))
+    def camera_reading(
+        self, reading: TrayReading, at: float | None = None, *, moved_by_hand: bool = False
+    ) -> None:
+        """A settled reading of the tray from the camera (vision's Settler).
+
+        `moved_by_hand`: a hand was in view since the camera's last reading. More cubes seen
+        after that, between drops, are the last drop's cubes spread out (posted as a
+        "second look"), not cubes that fell out of the tower.
+        """
+        seen = _Seen(reading, moved_by_hand)
+        self._inbox.put(_Input("camera", seen, at if at is not None else time.monotonic()))
 
     def camera_health(self, health: SourceHealth) -> None:
         """The camera feed's health changed (lost, back, stalling)."""
@@ -374,7 +406,8 @@ class ReadingService:
                 self._finish(self._current, message.at)
             baseline = self._totals if self._usable("sensor") else None
             self._current = _Window(payload.number, "drop", message.at, payload.possible, baseline)
-        elif isinstance(payload, TrayReading):
+            self._last_drop = None
+        elif isinstance(payload, _Seen):
             self._camera(payload, message.at)
         elif isinstance(payload, SourceHealth):
             self._set_health(payload)
@@ -384,7 +417,8 @@ class ReadingService:
             # A cube passing the tray beam after a camera reading: that reading was too early.
             self._current.camera = None
 
-    def _camera(self, reading: TrayReading, at: float) -> None:
+    def _camera(self, seen: _Seen, at: float) -> None:
+        reading = seen.reading
         window = self._current
         if window is not None and window.kind == "drop":
             if at >= window.started:
@@ -396,9 +430,14 @@ class ReadingService:
             self._tray = reading.counts
             return
         extra = _difference(reading.counts, tray)
+        if window is None and seen.moved_by_hand and extra is not None and extra.total:
+            self._second_look(reading)
+            return
         if extra is None:
-            # Cubes were taken away: people tidying the tray, not strays.
+            # Cubes were taken away: people tidying the tray, not strays. What is left is no
+            # longer the whole drop, so no later reading may stand for it.
             self._tray = reading.counts
+            self._last_drop = None
             return
         if not extra.total:
             return
@@ -416,6 +455,29 @@ class ReadingService:
             self._current = window
         window.camera = as_strays
         window.camera_at = at
+
+    def _second_look(self, reading: TrayReading) -> None:
+        """People moved the tray's cubes by hand and the camera now sees more of them: a cube
+        that lay hidden under or among others has come into view. Nothing fell, so this is
+        the last drop read again, weighed as the drop was."""
+        last = self._last_drop
+        if last is None:
+            # Strays were read or cubes taken away since the drop: the tray holds no longer
+            # just that drop's cubes, so the camera's counts cannot replace the drop's.
+            self._tray = reading.counts
+            return
+        verdict = decide(
+            last.number,
+            reading,
+            last.sensor,
+            possible=last.possible,
+            kind="second look",
+            notes=(LOOKED_AGAIN,),
+        )
+        if verdict.counts is None or verdict.counts == self._tray:
+            return  # the camera is still unsure and the drop's verdict stands as it was
+        self._tray = verdict.counts
+        self._post(verdict)
 
     def _sensor(self, update: _Totals, at: float) -> None:
         previous, self._totals = self._totals, update
@@ -507,6 +569,9 @@ class ReadingService:
             notes=tuple(notes),
         )
         before = window.tray_before if window.kind == "stray" else Counts()
+        self._last_drop = (
+            _LastDrop(window.number, window.possible, sensor) if window.kind == "drop" else None
+        )
         if verdict.counts is not None:
             self._tray = (before or Counts()).plus(verdict.counts)
         else:

@@ -23,7 +23,7 @@ def pending_from_drop(reading: Any) -> PendingReading | None:
     if reading.counts is None:
         return None
     return PendingReading(
-        kind="stray" if reading.kind == "stray" else "drop",
+        kind=str(reading.kind),
         counts=reading.counts,
         source=str(reading.source),
         confident=reading.outcome is Outcome.ACCEPTED,

@@ -50,7 +50,8 @@ class PendingReading:
     confidence: float
     reasons: tuple[str, ...] = ()
     kind: str = "drop"
-    """'drop' for what a drop brought; 'stray' for cubes that fell out between drops."""
+    """'drop' for what a drop brought; 'stray' for cubes that fell out between drops;
+    'second look' for the latest drop read again after people spread its cubes by hand."""
     picture: Any = field(default=None, repr=False, compare=False)
     markers: tuple[tuple[Colour, float, float], ...] = ()
 
@@ -214,8 +215,29 @@ class Controller(EventDispatcher):  # type: ignore[misc]
 
     def offer_reading(self, reading: PendingReading) -> None:
         """A reading arrived (camera, sensor): show it for confirmation. UI thread only."""
+        if reading.kind == "second look" and not self._news(reading):
+            return
         self.pending = reading
         self._changed()
+
+    def _news(self, second_look: PendingReading) -> bool:
+        """Whether a second look at the latest drop tells the players anything: while that
+        drop waits to be confirmed, it replaces the reading shown; during its turns, it is
+        offered as a correction when it differs from the counts recorded. Once the game has
+        gone on to another drop, it is about cubes no longer in play."""
+        state = self.state
+        if state is None:
+            return False
+        if state.stage in (Stage.DROP, Stage.SETUP_DROP):
+            return self.pending is not None and self.pending.kind != "stray"
+        assert self.game is not None
+        found = latest_reading(self.game.events)
+        # Strays typed in since the drop lie in the tray too: a second look would count them
+        # as the drop's.
+        if state.stage is not Stage.TURNS or found is None:
+            return False
+        index, counts = found
+        return isinstance(self.game.events[index], Drop) and second_look.counts != counts
 
     def confirm_counts(self, counts: Counts) -> bool:
         """Record what landed in the tray: the set-up drop or the phase's drop."""

@@ -103,6 +103,8 @@ SERVICE_REASONS: tuple[tuple[str, str], ...] = (
     ("neither the camera nor the chute sensor could count this: please type it",
      N_("neither the camera nor the chute sensor could count this: please type it")),
     ("cubes fell out of the tower between drops", N_("cubes fell out of the tower between drops")),
+    ("the cubes were moved by hand and the camera looked again",
+     N_("the cubes were moved by hand and the camera looked again")),
 )  # fmt: skip
 
 _COLOURS = "|".join(c.value for c in Colour)
@@ -120,6 +122,16 @@ def _pattern(template: str) -> re.Pattern[str]:
 _REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (_pattern(template), message) for template, message in CAMERA_REASONS + SERVICE_REASONS
 )
+
+
+_HIDING = tuple(_pattern(template) for template in doubt.CUBES_HIDING)
+
+
+def cubes_may_hide(reasons: tuple[str, ...]) -> bool:
+    """Whether the camera doubts its count because a cube may lie hidden under or among
+    others: then spreading the cubes apart lets it count them again."""
+    inner = (reason.removeprefix("camera unsure: ") for reason in reasons)
+    return any(pattern.fullmatch(reason) for reason in inner for pattern in _HIDING)
 
 
 def reading_reason(reason: str) -> str:

@@ -66,3 +66,7 @@ ALL = (
     HIDING_PRINT,
 )
 """Every reason, as its template."""
+
+CUBES_HIDING = (HIDDEN_BESIDE, TWO_AS_ONE, ON_ANOTHER, HEAP, CLUSTER, TOUCHING)
+"""The doubts that a cube may lie out of sight under or among others: one picture from above
+cannot settle them, but the cubes spread apart by hand and seen again can."""

@@ -3,7 +3,8 @@
 The Settler watches a small grey top-down view of the tray. Movement means cubes are rolling
 (or, when much of the tray changes, a hand is in view); once nothing has moved for
 `settle_seconds`, the tray is read, but only if it differs from what was last reported, so
-one drop is never reported twice.
+one drop is never reported twice. A reading after a hand was in view says so
+(`moved_by_hand`): what changed is more likely cubes people moved than cubes that fell.
 """
 
 from __future__ import annotations
@@ -69,10 +70,15 @@ class StatusChange:
 
 @dataclass(frozen=True)
 class SettledReading:
-    """The tray settled after a drop and was read from the frame taken at `timestamp`."""
+    """The tray settled after a drop and was read from the frame taken at `timestamp`.
+
+    `moved_by_hand`: a hand was in view since the last reading was reported, so people, not
+    only the tower, may have changed the tray (spread a heap to show a hidden cube, say).
+    """
 
     reading: TrayReading
     timestamp: float
+    moved_by_hand: bool = False
 
 
 Event = StatusChange | SettledReading
@@ -106,6 +112,7 @@ class Settler:
         self._checked = False
         self._status: Status | None = None
         self._last: float | None = None
+        self._hand_since_report = False
 
     def _signature(self, image: BGRImage, *, warped: bool = False) -> NDArray[np.float32]:
         """A small blurred grey top-down view of the tray (about half the view's size)."""
@@ -118,6 +125,8 @@ class Settler:
 
     def _set(self, status: Status, timestamp: float, message: str) -> list[Event]:
         """A StatusChange event if the status is new, else nothing."""
+        if status == Status.HAND:
+            self._hand_since_report = True
         if status == self._status:
             return []
         self._status = status
@@ -211,7 +220,8 @@ class Settler:
         if doubt.HAND in reading.reasons:
             return self._set(Status.HAND, timestamp, "a hand rests in the picture")
         self._reported = current
+        by_hand, self._hand_since_report = self._hand_since_report, False
         if reading.counts.total == 0 and reading.confident:
             return self._set(Status.EMPTY, timestamp, "the tray is empty")
         self._status = Status.STILL
-        return [SettledReading(reading, timestamp)]
+        return [SettledReading(reading, timestamp, moved_by_hand=by_hand)]

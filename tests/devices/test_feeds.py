@@ -5,6 +5,7 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -14,11 +15,18 @@ import pytest
 from companion.core.cubes import Colour, Counts
 from companion.devices.chute.simdevice import SimulatedChute
 from companion.devices.feeds import CameraFeed, ChuteFeed
-from companion.devices.frames import FrameSource, SourceUnavailable, open_source
+from companion.devices.frames import (
+    Frame,
+    FrameSource,
+    SourceEnded,
+    SourceUnavailable,
+    open_source,
+)
 from companion.devices.health import Health, SourceHealth
 from companion.devices.readings import DropReading, Outcome, ReadingService, Timing
 from companion.devices.sim_camera import SimulatedCamera, calibrate_simulated
 from companion.devices.simtower import FaultKind, SimulatedTower, TowerModel
+from companion.devices.tray_render import HandPose, drop_frames, hand_frames, render
 from companion.settings import Settings
 from companion.vision import Profile
 from companion.vision.settle import Settler
@@ -165,3 +173,57 @@ def test_chute_feed_counts_drops_and_doubts_unknown_colours(board: SimulatedChut
     assert second.outcome is Outcome.CONFIRM and second.counts == Counts(green=1)
     assert any("colour the chute sensor missed" in r for r in second.reasons)
     assert "USB" in gone.message
+
+
+class _Clip:
+    """Rendered frames handed out at the camera's pace, stamped on the monotonic clock."""
+
+    description = "test clip"
+
+    def __init__(self, images: list[np.ndarray], fps: float = 15.0) -> None:
+        self._images = images
+        self._fps = fps
+        self._next = 0
+
+    def read(self, timeout: float | None = None) -> Frame:
+        if self._next == len(self._images):
+            raise SourceEnded(f"the clip ended after {self._next} frames")
+        time.sleep(1 / self._fps)
+        frame = Frame(self._images[self._next], time.monotonic(), self._next)
+        self._next += 1
+        return frame
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> _Clip:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def test_cubes_spread_by_hand_reach_the_service_as_a_second_look(
+    calibrated: tuple[int, Profile],
+) -> None:
+    base = SimulatedCamera(SimulatedTower(), size=SIZE, setup_seed=calibrated[0]).base
+    dropped = base.with_counts(Counts(red=2, yellow=1), seed=21)
+    # Spread out by hand, a cube that lay out of sight shows: the camera sees one more.
+    spread = base.with_counts(Counts(red=2, yellow=1, blue=1), seed=22)
+    images = [render(base, frame=k).image for k in range(8)]
+    images += [shot.image for shot in drop_frames(dropped, frames=10)]
+    images += [render(dropped, frame=100 + k).image for k in range(14)]
+    images += [shot.image for shot in hand_frames(replace(dropped, hand=HandPose.random(3)))]
+    images += [render(spread, frame=200 + k).image for k in range(14)]
+    got = Collected()
+    with got.service(sensor=SourceHealth("sensor", Health.OFF, "not fitted")) as service:
+        feed = CameraFeed(lambda: _Clip(images), Settler(calibrated[1]), service).start()
+        try:
+            got.wait_health("camera", Health.OK)
+            number = service.expect_drop(Counts.full())
+            first = got.readings.get(timeout=20)
+            again = got.readings.get(timeout=20)
+        finally:
+            feed.stop()
+    assert (first.drop, first.kind, first.camera) == (number, "drop", dropped.counts)
+    assert (again.drop, again.kind, again.camera) == (number, "second look", spread.counts)

@@ -10,6 +10,7 @@ import pytest
 from companion.core.cubes import Counts
 from companion.devices.health import Health, SourceHealth
 from companion.devices.readings import (
+    LOOKED_AGAIN,
     DropReading,
     Outcome,
     ReadingService,
@@ -248,6 +249,73 @@ def test_tidying_the_tray_is_not_a_stray() -> None:
         got.next()
         svc.camera_reading(seen(Counts(blue=1)))
         svc.camera_reading(seen(Counts()))
+        assert got.none_within(0.3)
+
+
+NO_SENSOR = SourceHealth("sensor", Health.OFF, "not fitted")
+HIDDEN = "a cube may be hidden in a heap"
+
+
+def test_cubes_spread_by_hand_are_a_second_look_at_the_drop_not_strays() -> None:
+    svc, got = service(sensor=NO_SENSOR)
+    with svc:
+        svc.expect_drop(Counts(blue=6, red=6))
+        svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
+        first = got.next()
+        # The players spread the heap: a blue that lay under the others comes into view.
+        svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
+        again = got.next()
+        # Spread once more, the same cubes: nothing new to say.
+        svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
+        assert got.none_within(0.3)
+    assert (first.kind, first.outcome, first.counts) == ("drop", Outcome.MANUAL, FOUR_BLUE)
+    assert (again.drop, again.kind, again.outcome) == (first.drop, "second look", Outcome.ACCEPTED)
+    assert again.counts == Counts(blue=5, red=1)
+    assert again.reasons == (LOOKED_AGAIN,)
+
+
+def test_a_second_look_is_weighed_like_the_drop() -> None:
+    svc, got = service()
+    with svc:
+        svc.sensor_totals(Counts())
+        svc.expect_drop(Counts(blue=4, red=7))
+        svc.sensor_totals(Counts(blue=5, red=1))
+        svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
+        first = got.next()
+        # Spread out, the camera agrees with the sensor: the drop's value stands, no news.
+        svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
+        assert got.none_within(0.3)
+    assert (first.source, first.counts) == ("sensor", Counts(blue=5, red=1))
+    # Without a sensor, more cubes than could have come out still go to the person.
+    svc, got = service(sensor=NO_SENSOR)
+    with svc:
+        svc.expect_drop(Counts(blue=4, red=7))
+        svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
+        got.next()
+        svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
+        again = got.next()
+    assert again.kind == "second look" and again.outcome is Outcome.CONFIRM
+    assert "5 blue seen but at most 4 could have come out" in again.reasons
+
+
+def test_more_cubes_without_a_hand_or_after_tidying_are_no_second_look() -> None:
+    svc, got = service(sensor=NO_SENSOR)
+    with svc:
+        svc.expect_drop()
+        svc.camera_reading(seen(FOUR_BLUE))
+        got.next()
+        # No hand in view: a cube fell out of the tower by itself.
+        svc.camera_reading(seen(FOUR_BLUE.plus(Counts(white=1))))
+        stray = got.next()
+    assert stray.kind == "stray" and stray.counts == Counts(white=1)
+    svc, got = service(sensor=NO_SENSOR)
+    with svc:
+        svc.expect_drop()
+        svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
+        got.next()
+        # A hand took cubes away, then more show up: what is left is no longer the drop.
+        svc.camera_reading(seen(Counts(blue=1)), moved_by_hand=True)
+        svc.camera_reading(seen(Counts(blue=2)), moved_by_hand=True)
         assert got.none_within(0.3)
 
 

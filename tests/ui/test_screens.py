@@ -169,6 +169,75 @@ def test_language_switch_applies_at_once_and_is_remembered(app: Any) -> None:
     assert app.root.ids.header.ids.undo.text == "Undo"
 
 
+HEAP = "a cube may be hidden in a heap"
+
+
+def test_a_second_look_replaces_the_reading_waiting_to_be_confirmed(app: Any) -> None:
+    _start_two_player_game(app)
+    enter(app, PirateRevealed(value=2))
+    phase = app.screen("phase")
+    unsure = PendingReading(
+        counts=Counts.of({"blue": 4, "red": 2}),
+        source="manual",
+        confident=False,
+        confidence=0.5,
+        reasons=(f"camera unsure: {HEAP}",),
+    )
+    app.controller.offer_reading(unsure)
+    harness.frames(2)
+    # A cube may lie hidden: the note says how to let the camera see it.
+    assert phase.ids.reading_note.text.startswith("Spread the cubes apart")
+    spread = Counts.of({"blue": 5, "red": 2})
+    looked = PendingReading(
+        counts=spread,
+        source="camera",
+        confident=True,
+        confidence=1.0,
+        reasons=("the cubes were moved by hand and the camera looked again",),
+        kind="second look",
+    )
+    app.controller.offer_reading(looked)
+    harness.frames(2)
+    assert phase.drop_panel.counts() == spread
+    assert "Spread the cubes" not in phase.ids.reading_note.text
+    harness.tap(phase.drop_panel.ids.confirm)
+    assert app.controller.game.events[-1] == SetupDrop(counts=spread)
+
+
+def test_a_second_look_during_the_turns_is_offered_as_a_correction(app: Any) -> None:
+    from companion.core.events import Correction
+
+    _to_first_turn(app)
+    phase = app.screen("phase")
+    recorded = Counts.of({"blue": 2, "black": 1})
+
+    def look(counts: Counts) -> None:
+        app.controller.offer_reading(
+            PendingReading(counts, "camera", True, 1.0, kind="second look")
+        )
+        harness.frames(2)
+
+    events = len(app.controller.game.events)
+    look(recorded)  # the same counts as recorded: nothing to offer
+    assert app.controller.pending is None and phase.drop_panel.mode == "drop"
+    more = Counts.of({"blue": 3, "black": 1})
+    look(more)
+    assert phase.drop_panel.mode == "correct" and phase.drop_panel.counts() == more
+    assert phase.drop_panel in phase.ids.body.children
+    harness.tap(phase.drop_panel.ids.confirm)
+    assert app.controller.game.events[-1] == Correction(counts=more)
+    assert len(app.controller.game.events) == events + 1
+    # Turned down: the counts set back to those recorded keep them, and nothing is logged.
+    look(Counts.of({"blue": 3, "black": 2}))
+    assert phase.drop_panel.mode == "correct"
+    phase.drop_panel.preset(more)
+    harness.tap(phase.drop_panel.ids.confirm)
+    harness.frames(2)
+    assert len(app.controller.game.events) == events + 1
+    assert app.controller.pending is None and phase.drop_panel.mode == "drop"
+    assert phase.turn_panel in phase.ids.body.children
+
+
 def test_a_counter_shows_its_value_after_the_layout_changes(app: Any) -> None:
     from companion.ui.widgets.common import Counter
 

@@ -185,6 +185,7 @@ def test_watch_reports_rolling_then_one_reading(
     assert "rolling" in statuses
     assert len(readings) == 1
     assert list(readings[0]["counts"]) == [c.value for c in COLOURS]
+    assert readings[0]["moved_by_hand"] is False
     if readings[0]["confident"]:
         assert readings[0]["counts"] == scene.counts.as_dict()
 

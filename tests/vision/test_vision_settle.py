@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from companion.core.cubes import Counts
 from companion.devices.tray_render import (
     CalibrationSet,
+    HandPose,
     TrayScene,
     drop_frames,
     hand_frames,
@@ -58,6 +61,27 @@ def test_empty_tray_stream_reports_nothing(cal: CalibrationSet, profile: Profile
     ]
     events = _feed(settler, empty)
     assert not [e for e in events if isinstance(e, SettledReading)]
+
+
+def test_cubes_spread_by_hand_are_read_again_and_marked_as_moved_by_hand(
+    profile: Profile, drop: tuple[TrayScene, list[np.ndarray]]
+) -> None:
+    scene, frames = drop
+    settler = Settler(profile)
+    first = [e for e in _feed(settler, frames) if isinstance(e, SettledReading)]
+    # A hand reaches in and spreads the same cubes out: a new layout, nothing added.
+    hand = hand_frames(replace(scene, hand=HandPose.random(12)), frames=8)
+    spread = scene.with_counts(scene.counts, seed=scene.seed + 1000)
+    after = [shot.image for shot in hand] + [render(spread, frame=300 + k).image for k in range(15)]
+    events = _feed(settler, after, start=5.0)
+    again = [e for e in events if isinstance(e, SettledReading)]
+    assert Status.HAND in [e.status for e in events if isinstance(e, StatusChange)]
+    assert [e.moved_by_hand for e in first + again] == [False, True]
+    # The flag holds for one reading only: cubes rolling in next come from the tower again.
+    more = drop_frames(spread.with_counts(scene.counts.plus(Counts(green=1)), seed=7), frames=12)
+    still = render(spread.with_counts(scene.counts.plus(Counts(green=1)), seed=7), frame=500)
+    events = _feed(settler, [shot.image for shot in more] + [still.image] * 15, start=10.0)
+    assert [e.moved_by_hand for e in events if isinstance(e, SettledReading)] == [False]
 
 
 def test_hand_in_view_is_reported(cal: CalibrationSet, profile: Profile) -> None:

@@ -11,7 +11,7 @@ from companion.core.cubes import COLOURS, Colour, Counts
 from companion.core.state import GameState, Stage
 from companion.ui import choices
 from companion.ui.controller import Controller, action_name, source_name
-from companion.ui.explain import reading_reason
+from companion.ui.explain import cubes_may_hide, reading_reason
 from companion.ui.i18n import tr, trf
 from companion.ui.screens.base import BaseScreen, load_kv
 from companion.ui.widgets.colour_chip import ColourChip
@@ -180,6 +180,16 @@ class PhaseScreen(BaseScreen):
             self.drop_panel.mode = "stray"
             self.drop_panel.preset(pending.counts)
             controller.pending = None
+        elif (
+            pending is not None
+            and pending.kind == "second look"
+            and state.stage is Stage.TURNS
+            and self.drop_panel.mode == "drop"
+        ):
+            # The camera saw the drop's cubes again once they were spread, and counts them
+            # otherwise than recorded: its counts wait in the panel as a correction.
+            self.drop_panel.mode = "correct"
+            self.drop_panel.preset(pending.counts)
         self._show_reading(controller)
         self._show_tower(controller)
         self.ids.drop_now.opacity = 1 if self._can_drop(controller) else 0
@@ -272,6 +282,9 @@ class PhaseScreen(BaseScreen):
                 source=source_name(pending.source),
                 reasons="; ".join(reading_reason(r) for r in pending.reasons) or tr("unsure"),
             )
+            if cubes_may_hide(pending.reasons):
+                # One picture from above cannot show a cube under others; a second can.
+                note = tr("Spread the cubes apart: the camera counts again.") + ("\n" + note)
         self.ids.reading_note.text = note
 
     def _show_tower(self, controller: Controller) -> None:
