@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 from collections import Counter
@@ -221,13 +220,12 @@ def _read_all(out: Path, nudge: np.random.Generator | None) -> Pass:
 
 
 def _template(reason: str) -> str:
-    """A reading's reason with its colour names put back as the fields of its template
-    (`companion/vision/reasons.py`), so that one doubt is tallied once whatever the colour."""
-    from companion.core.cubes import COLOURS
+    """The template a reading's reason was filled in from (`companion/vision/reasons.py`), so
+    that one doubt is tallied once whatever the colour; a sentence of no template as it is."""
+    from companion.vision.reasons import parse
 
-    fields = iter(("{colour}", "{other}"))
-    names = "|".join(colour.value for colour in COLOURS)
-    return re.sub(rf"\b({names})\b", lambda _: next(fields), reason)
+    parsed = parse(reason)
+    return parsed[0] if parsed is not None else reason
 
 
 def _listed(errors: list[str]) -> str:

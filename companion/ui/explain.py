@@ -8,8 +8,6 @@ matched whole and shown from the catalogue (colours in the current language), ot
 
 from __future__ import annotations
 
-import re
-
 from companion.core.cubes import Colour
 from companion.core.errors import RuleError
 from companion.ui.controller import colour_name
@@ -107,31 +105,13 @@ SERVICE_REASONS: tuple[tuple[str, str], ...] = (
      N_("the cubes were moved by hand and the camera looked again")),
 )  # fmt: skip
 
-_COLOURS = "|".join(c.value for c in Colour)
-_FIELDS = {"colour": f"(?P<colour>{_COLOURS})", "other": f"(?P<other>{_COLOURS})",
-           "limit": "(?P<limit>\\d+)"}  # fmt: skip
-
-
-def _pattern(template: str) -> re.Pattern[str]:
-    """A reason's template as a pattern matching its filled-in sentences."""
-    parts = re.split(r"\{(\w+)\}", template)
-    # Even parts are plain text, odd ones the names of the fields between them.
-    return re.compile("".join(_FIELDS[p] if i % 2 else re.escape(p) for i, p in enumerate(parts)))
-
-
-_REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (_pattern(template), message) for template, message in CAMERA_REASONS + SERVICE_REASONS
-)
-
-
-_HIDING = tuple(_pattern(template) for template in doubt.CUBES_HIDING)
+_MESSAGES = dict(CAMERA_REASONS + SERVICE_REASONS)
 
 
 def cubes_may_hide(reasons: tuple[str, ...]) -> bool:
     """Whether the camera doubts its count because a cube may lie hidden under or among
-    others: then spreading the cubes apart lets it count them again."""
-    inner = (reason.removeprefix("camera unsure: ") for reason in reasons)
-    return any(pattern.fullmatch(reason) for reason in inner for pattern in _HIDING)
+    others (also when the reading service passed its doubts on as "camera unsure: ...")."""
+    return doubt.cubes_may_hide(reason.removeprefix("camera unsure: ") for reason in reasons)
 
 
 def reading_reason(reason: str) -> str:
@@ -139,13 +119,14 @@ def reading_reason(reason: str) -> str:
     if reason.startswith("camera unsure: "):
         inner = reading_reason(reason.removeprefix("camera unsure: "))
         return tr("camera unsure: {reason}").format(reason=inner)
-    for pattern, message in _REASONS:
-        found = pattern.fullmatch(reason)
-        if found is None:
-            continue
-        values = {
-            key: colour_name(Colour(value)) if key in ("colour", "other") else value
-            for key, value in found.groupdict().items()
-        }
-        return tr(message).format(**values)
-    return reason
+    if reason in _MESSAGES:
+        return tr(_MESSAGES[reason])
+    parsed = doubt.parse(reason)
+    if parsed is None:
+        return reason
+    template, filled = parsed
+    values = {
+        key: colour_name(Colour(value)) if key in ("colour", "other") else value
+        for key, value in filled.items()
+    }
+    return tr(_MESSAGES[template]).format(**values)

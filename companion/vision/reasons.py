@@ -7,6 +7,11 @@ settled-reading logic acts on some. Fields in braces are filled with colour name
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
+from companion.core.cubes import COLOURS
+
 # The picture as a whole.
 TOO_DARK = "picture too dark (is the light on and the lens uncovered?)"
 TRAY_LOST = "tray not found: the picture does not look like the calibrated tray"
@@ -70,3 +75,33 @@ ALL = (
 CUBES_HIDING = (HIDDEN_BESIDE, TWO_AS_ONE, ON_ANOTHER, HEAP, CLUSTER, TOUCHING)
 """The doubts that a cube may lie out of sight under or among others: one picture from above
 cannot settle them, but the cubes spread apart by hand and seen again can."""
+
+_COLOUR = "|".join(colour.value for colour in COLOURS)
+_FIELDS = {"colour": f"(?P<colour>{_COLOUR})", "other": f"(?P<other>{_COLOUR})",
+           "limit": r"(?P<limit>\d+)"}  # fmt: skip
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """A template as a pattern matching the sentences filled in from it."""
+    parts = re.split(r"\{(\w+)\}", template)
+    # Even parts are plain text, odd ones the names of the fields between them.
+    return re.compile("".join(_FIELDS[p] if i % 2 else re.escape(p) for i, p in enumerate(parts)))
+
+
+_PATTERNS = tuple((template, _pattern(template)) for template in ALL)
+
+
+def parse(reason: str) -> tuple[str, dict[str, str]] | None:
+    """The template (one of ALL) a reading's reason was filled in from, with what was filled
+    in by field name; None for a sentence no template makes."""
+    for template, pattern in _PATTERNS:
+        found = pattern.fullmatch(reason)
+        if found is not None:
+            return template, found.groupdict()
+    return None
+
+
+def cubes_may_hide(reasons: Iterable[str]) -> bool:
+    """Whether a reading doubts its count because a cube may lie hidden (CUBES_HIDING)."""
+    parsed = (parse(reason) for reason in reasons)
+    return any(found is not None and found[0] in CUBES_HIDING for found in parsed)
