@@ -298,9 +298,9 @@ class ReadingService:
     ) -> None:
         """A settled reading of the tray from the camera (vision's Settler).
 
-        `moved_by_hand`: a hand was in view since the camera's last reading. More cubes seen
-        after that, between drops, are the last drop's cubes spread out (posted as a
-        "second look"), not cubes that fell out of the tower.
+        `moved_by_hand`: a hand was in view since the camera's last reading. Cubes seen
+        otherwise after that, no fewer, between drops, are the last drop's cubes spread out
+        (posted as a "second look"), not cubes that fell out of the tower.
         """
         seen = _Seen(reading, moved_by_hand)
         self._inbox.put(_Input("camera", seen, at if at is not None else time.monotonic()))
@@ -429,10 +429,13 @@ class ReadingService:
         if tray is None:
             self._tray = reading.counts
             return
-        extra = _difference(reading.counts, tray)
-        if window is None and seen.moved_by_hand and extra is not None and extra.total:
-            self._second_look(reading)
+        if window is None and seen.moved_by_hand and reading.counts.total >= tray.total:
+            # No fewer cubes after a hand: the drop's cubes moved, so the camera sees it anew
+            # (a cube that lay hidden, a colour told better once it lies apart).
+            if reading.counts != tray:
+                self._second_look(reading)
             return
+        extra = _difference(reading.counts, tray)
         if extra is None:
             # Cubes were taken away: people tidying the tray, not strays. What is left is no
             # longer the whole drop, so no later reading may stand for it.
@@ -457,9 +460,10 @@ class ReadingService:
         window.camera_at = at
 
     def _second_look(self, reading: TrayReading) -> None:
-        """People moved the tray's cubes by hand and the camera now sees more of them: a cube
-        that lay hidden under or among others has come into view. Nothing fell, so this is
-        the last drop read again, weighed as the drop was."""
+        """People moved the tray's cubes by hand and the camera now sees them otherwise, no
+        fewer: a cube that lay hidden under or among others has come into view, or one's colour
+        shows better. Nothing fell, so this is the last drop read again, weighed as the drop
+        was."""
         last = self._last_drop
         if last is None:
             # Strays were read or cubes taken away since the drop: the tray holds no longer

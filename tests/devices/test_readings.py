@@ -268,10 +268,15 @@ def test_cubes_spread_by_hand_are_a_second_look_at_the_drop_not_strays() -> None
         # Spread once more, the same cubes: nothing new to say.
         svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
         assert got.none_within(0.3)
+        # Once more: a cube lying apart now shows its colour better, none more nor fewer.
+        svc.camera_reading(seen(Counts(blue=4, black=1, red=1)), moved_by_hand=True)
+        third = got.next()
     assert (first.kind, first.outcome, first.counts) == ("drop", Outcome.MANUAL, FOUR_BLUE)
     assert (again.drop, again.kind, again.outcome) == (first.drop, "second look", Outcome.ACCEPTED)
     assert again.counts == Counts(blue=5, red=1)
     assert again.reasons == (LOOKED_AGAIN,)
+    assert (third.drop, third.kind, third.counts) == (first.drop, "second look", third.camera)
+    assert third.counts == Counts(blue=4, black=1, red=1)
 
 
 def test_a_second_look_is_weighed_like_the_drop() -> None:

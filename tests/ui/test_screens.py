@@ -190,10 +190,13 @@ def test_a_second_look_replaces_the_reading_waiting_to_be_confirmed(app: Any) ->
     spread = Counts.of({"blue": 5, "red": 2})
     looked = PendingReading(
         counts=spread,
-        source="camera",
-        confident=True,
-        confidence=1.0,
-        reasons=("the cubes were moved by hand and the camera looked again",),
+        source="manual",
+        confident=False,
+        confidence=0.5,
+        reasons=(
+            "the cubes were moved by hand and the camera looked again",
+            f"camera unsure: {HEAP}",
+        ),
         kind="second look",
     )
     app.controller.offer_reading(looked)

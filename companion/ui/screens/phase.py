@@ -282,8 +282,9 @@ class PhaseScreen(BaseScreen):
                 source=source_name(pending.source),
                 reasons="; ".join(reading_reason(r) for r in pending.reasons) or tr("unsure"),
             )
-            if cubes_may_hide(pending.reasons):
-                # One picture from above cannot show a cube under others; a second can.
+            if pending.kind == "drop" and cubes_may_hide(pending.reasons):
+                # One picture from above cannot show a cube under others; a second can (once:
+                # cubes already spread that still touch are for the person to count).
                 note = tr("Spread the cubes apart: the camera counts again.") + ("\n" + note)
         self.ids.reading_note.text = note
 
