@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/pathtraced/run.py render OUT [--setups 10] [--drops 10]
         [--seed 0] [--samples 16]
+    .venv/bin/python benchmarks/pathtraced/run.py spread SRC OUT
     .venv/bin/python benchmarks/pathtraced/run.py count OUT [--failures] [--nudge N]
 
 `render` needs the `render` extra (Mitsuba 3, PyBullet); about 8 s a picture on one core at
@@ -15,6 +16,10 @@ and tallies what went wrong cube by cube (`scoring/matching.py` pairs the found 
 the true ones): cubes missed, invented, or seen in another colour; and the doubts that kept
 right readings from being sure (each one a player's look and tap), how often each came and
 how often alone.
+`spread` renders the heaped drops of SRC (set-up drops, and drops with a cube on another)
+again into OUT, the same cubes spread apart the way players leave them when the app asks for a
+second look (`scenes.spread`), with SRC's calibration pictures: `count OUT` then says what the
+second look reads.
 `--nudge N` reads everything N more times with that outline moved by a fraction of a pixel,
 and prints how many pictures each pass reads right, which pictures change between passes,
 and the set-ups whose calibration the nudges moved (view width, shadow depth).
@@ -63,6 +68,40 @@ def _render(args: argparse.Namespace) -> None:
             continue
         make_setup(seed, folder, args.drops, args.samples)
         print(f"set-up {seed} rendered", flush=True)
+
+
+def _heaped(truth: dict[str, Any]) -> bool:
+    """Whether a drop's cubes lie so that one picture cannot show them all: a set-up drop
+    (over 20 cubes), or a cube on another."""
+    lying = truth["cubes"]
+    return len(lying) > 20 or any(c["on_another"] or c["under_another"] for c in lying)
+
+
+def _spread(args: argparse.Namespace) -> None:
+    import shutil
+
+    from scenes import SetUp, develop, exposure_for, render, spread, truth
+
+    for source in sorted(Path(args.src).glob("setup*")):
+        record = json.loads((source / "truth.json").read_text())
+        heaps = {name: drop for name, drop in sorted(record.items()) if _heaped(drop)}
+        folder = Path(args.out) / source.name
+        if not heaps or (folder / "truth.json").exists():
+            continue
+        shutil.copytree(source / "calibration", folder / "calibration", dirs_exist_ok=True)
+        shutil.copy(source / "setup.json", folder / "setup.json")
+        setup = SetUp.load(folder / "setup.json")
+        # The exposure the set-up's own pictures were developed with (from its empty tray).
+        exposure = exposure_for(render(setup, [], folder), setup)
+        spread_out = {}
+        for number, (name, heap) in enumerate(heaps.items()):
+            colours = [colour for colour, n in heap["counts"].items() for _ in range(n)]
+            cubes = spread(setup, colours, number)
+            picture = develop(setup, render(setup, cubes, folder), exposure, 500 + number)
+            (folder / name).write_bytes(picture)
+            spread_out[name] = truth(setup, cubes)
+        (folder / "truth.json").write_text(json.dumps(spread_out, indent=1))
+        print(f"{source.name}: {len(heaps)} drops spread", flush=True)
 
 
 # A found tray outline whose corner lies farther than this share of the floor's diagonal from
@@ -352,6 +391,11 @@ def main() -> None:
     render.add_argument("--drops", type=int, default=10)
     render.add_argument("--seed", type=int, default=0)
     render.add_argument("--samples", type=int, default=16, help="path samples a pixel")
+    again = commands.add_parser(
+        "spread", help="render SRC's heaped drops again into OUT, the cubes spread apart"
+    )
+    again.add_argument("src")
+    again.add_argument("out")
     count = commands.add_parser("count", help="count the set-ups in OUT")
     count.add_argument("out")
     count.add_argument("--failures", action="store_true", help="list every wrong picture")
@@ -364,7 +408,7 @@ def main() -> None:
     )
     count.add_argument("--nudge-seed", type=int, default=0, help="seed of the nudges")
     args = parser.parse_args()
-    (_render if args.command == "render" else _count)(args)
+    {"render": _render, "spread": _spread, "count": _count}[args.command](args)
 
 
 if __name__ == "__main__":

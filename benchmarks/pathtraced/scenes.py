@@ -234,6 +234,39 @@ def drop(setup: SetUp, colours: list[str], seed: int) -> list[Resting]:
         p.disconnect(physicsClientId=client)
 
 
+def spread(setup: SetUp, colours: list[str], seed: int) -> list[Resting]:
+    """The cubes of a drop as players leave them once they have spread a heap apart by hand:
+    one layer, each flat on the floor and clear of the wall, in rows and columns no tidier
+    than hands make them (each cube anywhere in its own cell, turned as far as the cell lets
+    it, the cells taken at random).
+
+    Raises ValueError when the tray cannot hold them in one layer.
+    """
+    rng = np.random.default_rng([setup.seed, seed, 11])
+    margin = 0.7 * CUBE_M
+    width, depth = setup.width - 2 * margin, setup.depth - 2 * margin
+    n = len(colours)
+    # The widest cells that give every cube one of its own.
+    cols = max(range(1, n + 1), key=lambda c: min(width / c, depth / math.ceil(n / c)))
+    rows = math.ceil(n / cols)
+    cell = min(width / cols, depth / rows)
+    cubes = []
+    for colour, taken in zip(colours, rng.permutation(cols * rows)[:n], strict=False):
+        size = CUBE_M * float(rng.normal(1.0, 0.02))
+        if size * 1.02 > cell:
+            raise ValueError(f"{n} cubes do not lie in one layer in a {setup.width} m tray")
+        # A square turned by t spans size (cos t + sin t) along each axis of its cell.
+        reach = min(1.0, cell * 0.98 / (size * math.sqrt(2)))
+        turn = float(rng.uniform(-1, 1)) * max(0.0, math.asin(reach) - math.pi / 4)
+        span = size * (math.cos(turn) + abs(math.sin(turn)))
+        room = max(0.0, (cell - span) / 2)
+        x = (int(taken) % cols + 0.5) * cell - cols * cell / 2 + float(rng.uniform(-room, room))
+        y = (int(taken) // cols + 0.5) * cell - rows * cell / 2 + float(rng.uniform(-room, room))
+        quaternion = (0.0, 0.0, math.sin(turn / 2), math.cos(turn / 2))
+        cubes.append(Resting(colour, x, y, size / 2, quaternion, size))
+    return cubes
+
+
 def _floor_texture(setup: SetUp, path: Path) -> None:
     """The tray's print as an sRGB picture (1 px = 0.25 mm)."""
     rng = np.random.default_rng([setup.seed, 5])
