@@ -32,6 +32,7 @@ from companion.core.cubes import Colour, Counts
 from companion.vision import CalibrationError, Profile, calibrate, load_image, read_tray
 from companion.vision import reasons as doubt
 from companion.vision.cast import cast_offset
+from companion.vision.segment import compare
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "vision"
 WALL = FIXTURES / "pathtraced_wall"
@@ -58,6 +59,20 @@ def _truth(folder: Path, name: str) -> Counts:
 @pytest.fixture(scope="module")
 def wall_profile() -> Profile:
     return _calibrated(WALL)
+
+
+def test_cubes_spread_over_most_of_the_floor_leave_the_light_and_the_tray_as_they_were(
+    wall_profile: Profile,
+) -> None:
+    # The same exposure as calibration: the light did not change, though cubes and their
+    # shadows cover most of the floor (the medians of the floor's pixels once said a third
+    # darker in blue, and the tray was taken for lost).
+    picture = load_image(WALL / "spread34.jpg")
+    comparison = compare(wall_profile.view.warp(picture), wall_profile.prepared().reference)
+    assert max(abs(gain - 1.0) for gain in comparison.gains) < 0.05
+    reading = read_tray(picture, wall_profile)
+    assert doubt.TRAY_LOST not in reading.reasons
+    assert abs(reading.counts.total - _truth(WALL, "spread34.jpg").total) <= 1
 
 
 @pytest.mark.parametrize("name", ["drop06.jpg", "drop09.jpg"])
