@@ -72,8 +72,8 @@ class StatusChange:
 class SettledReading:
     """The tray settled after a drop and was read from the frame taken at `timestamp`.
 
-    `moved_by_hand`: a hand was in view since the last reading was reported, so people, not
-    only the tower, may have changed the tray (spread a heap to show a hidden cube, say).
+    `moved_by_hand`: a hand was in view since the tray last lay still, so people, not only
+    the tower, may have changed it (spread a heap to show a hidden cube, say).
     """
 
     reading: TrayReading
@@ -212,6 +212,8 @@ class Settler:
     ) -> list[Event]:
         """The tray has been still long enough: read it if it changed since the last report."""
         if not self._new_content(current):
+            # A hand passed and left the tray as it was: what comes next is not its doing.
+            self._hand_since_report = False
             return self._set(Status.STILL, timestamp, "nothing new in the tray")
         try:
             reading = self._reader(image, self.profile)

@@ -77,10 +77,15 @@ def test_cubes_spread_by_hand_are_read_again_and_marked_as_moved_by_hand(
     again = [e for e in events if isinstance(e, SettledReading)]
     assert Status.HAND in [e.status for e in events if isinstance(e, StatusChange)]
     assert [e.moved_by_hand for e in first + again] == [False, True]
-    # The flag holds for one reading only: cubes rolling in next come from the tower again.
+    # A hand passing over the tray without moving anything leaves no mark either: cubes
+    # rolling in after it come from the tower.
+    passing = hand_frames(replace(spread, hand=HandPose.random(13)), frames=8)
+    resting = [render(spread, frame=400 + k).image for k in range(15)]
+    events = _feed(settler, [shot.image for shot in passing] + resting, start=10.0)
+    assert not [e for e in events if isinstance(e, SettledReading)]
     more = drop_frames(spread.with_counts(scene.counts.plus(Counts(green=1)), seed=7), frames=12)
     still = render(spread.with_counts(scene.counts.plus(Counts(green=1)), seed=7), frame=500)
-    events = _feed(settler, [shot.image for shot in more] + [still.image] * 15, start=10.0)
+    events = _feed(settler, [shot.image for shot in more] + [still.image] * 15, start=15.0)
     assert [e.moved_by_hand for e in events if isinstance(e, SettledReading)] == [False]
 
 
