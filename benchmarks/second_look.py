@@ -22,7 +22,6 @@ Nothing here counts cubes itself; the renderer is companion.devices.tray_render.
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -49,6 +48,8 @@ class Looks:
 
 @dataclass
 class Tally:
+    """One condition's pictures: both looks, and the wrong first looks the second mended."""
+
     pictures: int = 0
     refused: int = 0
     first: Looks = field(default_factory=Looks)
@@ -116,7 +117,6 @@ def main() -> None:
     if args.setups < 1 or args.pictures < 1:
         parser.error("--setups and --pictures must be at least 1")
     cv2.setNumThreads(1)
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
     for index, condition in enumerate(CONDITIONS):
         tally = run(condition, args.setups, args.pictures, args.seed, index)
         print(f"{condition}: {tally.pictures} pictures ({tally.refused} set-ups refused)")
