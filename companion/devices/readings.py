@@ -479,7 +479,9 @@ class ReadingService:
             notes=(LOOKED_AGAIN,),
         )
         if verdict.counts is None or verdict.counts == self._tray:
-            return  # the camera is still unsure and the drop's verdict stands as it was
+            # The camera is still unsure, so the sensor's count it deferred to stands: the
+            # drop's verdict is as it was, and nothing new goes to the players.
+            return
         self._tray = verdict.counts
         self._post(verdict)
 

@@ -230,13 +230,15 @@ class Controller(EventDispatcher):  # type: ignore[misc]
             return False
         if state.stage in (Stage.DROP, Stage.SETUP_DROP):
             return self.pending is not None and self.pending.kind != "stray"
+        if state.stage is not Stage.TURNS:
+            return False
         assert self.game is not None
         found = latest_reading(self.game.events)
-        # Strays typed in since the drop lie in the tray too: a second look would count them
-        # as the drop's.
-        if state.stage is not Stage.TURNS or found is None:
+        if found is None:
             return False
         index, counts = found
+        # Strays typed in since the drop lie in the tray too: a second look would count them
+        # as the drop's.
         return isinstance(self.game.events[index], Drop) and second_look.counts != counts
 
     def confirm_counts(self, counts: Counts) -> bool:
