@@ -22,13 +22,13 @@ Nothing here counts cubes itself; the renderer is companion.devices.tray_render.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import cv2
 
 from companion.core.cubes import COLOURS
 from companion.devices.simtray.sets import sub_seed
-from companion.devices.tray_render import TrayScene, calibration_set, render
+from companion.devices.tray_render import calibration_set, render
 from companion.vision import VisionError, calibrate, read_tray
 from companion.vision import reasons as doubt
 from companion.vision.reading import TrayReading
@@ -70,12 +70,6 @@ def _add(looks: Looks, reading: TrayReading, right: bool) -> None:
     looks.asks_again += _asks_again(reading)
 
 
-def spread_out(scene: TrayScene, seed: int) -> TrayScene:
-    """The same cubes in a new layout as hands leave them: one layer, none on another."""
-    flat = replace(scene.arrangement, cluster_tendency=0.0, lean_fraction=0.0, stack_fraction=0.0)
-    return replace(scene, arrangement=flat, seed=seed)
-
-
 def run(condition: str, setups: int, pictures: int, seed: int, index: int) -> Tally:
     tally = Tally()
     for k in range(setups):
@@ -88,7 +82,7 @@ def run(condition: str, setups: int, pictures: int, seed: int, index: int) -> Ta
             continue
         for picture in cal.tests:
             first = read_tray(picture.image, profile)
-            spread = render(spread_out(picture.scene, sub_seed(picture.scene.seed, 7)), jpeg=True)
+            spread = render(picture.scene.spread_apart(sub_seed(picture.scene.seed, 7)), jpeg=True)
             second = read_tray(spread.image, profile)
             tally.pictures += 1
             first_right = first.counts == picture.counts

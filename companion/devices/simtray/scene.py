@@ -380,6 +380,14 @@ class TrayScene:
         """The same set-up and capture with other cubes (and optionally another layout seed)."""
         return replace(self, counts=counts, seed=self.seed if seed is None else seed)
 
+    def spread_apart(self, seed: int) -> TrayScene:
+        """The same cubes as a hand leaves them when it spreads a heap for the camera: laid
+        out afresh from `seed` in one layer, none drawn to another, leaning or on top."""
+        flat = replace(
+            self.arrangement, cluster_tendency=0.0, lean_fraction=0.0, stack_fraction=0.0
+        )
+        return replace(self, arrangement=flat, seed=seed)
+
     # Convenience views of the conditions, so callers need not know the nesting.
     @property
     def image_size(self) -> tuple[int, int]:
