@@ -1,7 +1,8 @@
 """The simulated camera: pictures of the simulated tower's tray, drawn by the tray renderer.
 
 It shows what the tower has let out: after every landing, a short sequence of the cubes rolling
-in, then the still tray with fresh sensor noise in every frame. A CAMERA_LOST fault from the
+in, then the still tray with fresh sensor noise in every frame. When a hand spreads the tray's
+cubes (the tower's `spread`), a hand passes over the tray and leaves the same cubes apart. A CAMERA_LOST fault from the
 tower unplugs it (reads raise CameraLost, as a real camera's would); a new SimulatedCamera on
 the same tower is the camera plugged back in, and it opens only once the tower says so.
 Without a tower it plays a demo on its own: a drop every few seconds.
@@ -26,11 +27,27 @@ from companion.devices.frames import (
     Image,
     SourceUnavailable,
 )
-from companion.devices.simtower import FaultEvent, FaultKind, Landing, SimulatedTower, TowerEvent
-from companion.devices.tray_render import RenderedTray, SetUp, TrayScene, drop_frames, render
+from companion.devices.simtower import (
+    FaultEvent,
+    FaultKind,
+    SimulatedTower,
+    Spread,
+    TowerEvent,
+)
+from companion.devices.tray_render import (
+    RenderedTray,
+    SetUp,
+    TrayScene,
+    drop_frames,
+    hand_frames,
+    render,
+)
 
 if TYPE_CHECKING:
     from companion.vision.profile import Profile
+
+SPREAD_SEEDS = 100_000
+"""Layout seeds of spread trays start here, clear of the landings' (their landing numbers)."""
 
 DEFAULT_CONDITION = "neutral"
 """The light and camera set-up of the simulation: the tower's own even LED light."""
@@ -84,8 +101,11 @@ class SimulatedCamera:
         self._lock = threading.Lock()
         self._scene = self._scene_for(self.tower.tray, 0)
         self._rolling: list[RenderedTray] = []
-        # Landings waiting to be seen: (monotonic s when the last cube reaches the tray, scene).
-        self._landings: list[tuple[float, TrayScene]] = []
+        # Changes to the tray waiting to be seen, in order: when (monotonic s: the last cube
+        # of a landing reaches the tray, or a hand reaches in), the tray afterwards, and
+        # whether a hand made it (else cubes fell in).
+        self._changes: list[tuple[float, TrayScene, bool]] = []
+        self._spreads = 0
         self._lost: str | None = None
         # Set while frames flow; cleared by a CAMERA_STALLED fault until CAMERA_BACK.
         self._stalled = threading.Event()
@@ -123,12 +143,19 @@ class SimulatedCamera:
                 elif event.kind is FaultKind.CAMERA_BACK:
                     self._stalled.set()
                 return
-            assert isinstance(event, Landing)
+            if isinstance(event, Spread):
+                # After whatever is still falling in: the hand spreads the tray as it will lie.
+                self._spreads += 1
+                due = max([time.monotonic()] + [change[0] for change in self._changes])
+                seed = SPREAD_SEEDS + self._spreads
+                spread = self._scene_for(self.tower.tray, seed).spread_apart(seed)
+                self._changes.append((due, spread, True))
+                return
             # The tray after this landing, laid out afresh (a new seed per landing), seen once the
             # last cube has left the tower: the chute sensor counts cubes before they land.
             last = event.exits[-1].at_s if event.exits else 0.0
             due = time.monotonic() + last
-            self._landings.append((due, self._scene_for(self.tower.tray, event.number)))
+            self._changes.append((due, self._scene_for(self.tower.tray, event.number), False))
 
     def _demo_step(self) -> None:
         tower = self.tower
@@ -156,14 +183,17 @@ class SimulatedCamera:
                 raise CameraLost("the simulated camera is closed; open the source again")
             if self._lost is not None:
                 raise CameraLost(self._lost)
-            landing: TrayScene | None = None
-            while self._landings and self._landings[0][0] <= time.monotonic():
-                landing = self._landings.pop(0)[1]
-            if landing is not None:
-                self._scene = landing
-                self._rolling = drop_frames(
-                    landing, frames=self._rolling_frames, fps=self._rolling_fps
+            change: tuple[float, TrayScene, bool] | None = None
+            while self._changes and self._changes[0][0] <= time.monotonic():
+                change = self._changes.pop(0)
+            if change is not None:
+                _, after, by_hand = change
+                self._rolling = (
+                    hand_frames(self._scene, frames=self._rolling_frames)
+                    if by_hand
+                    else drop_frames(after, frames=self._rolling_frames, fps=self._rolling_fps)
                 )
+                self._scene = after
             picture = self._rolling.pop(0) if self._rolling else None
             scene = self._scene
             index = self._index

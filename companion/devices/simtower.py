@@ -115,7 +115,15 @@ class FaultEvent:
     drop: int
 
 
-TowerEvent = Landing | FaultEvent
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """A player's hand spreading the tray's cubes apart so the camera sees each one; nothing
+    moves between tower and tray. `drop` is the last drop (0: none yet)."""
+
+    drop: int
+
+
+TowerEvent = Landing | FaultEvent | Spread
 Listener = Callable[[TowerEvent], None]
 
 
@@ -129,7 +137,7 @@ class SimulatedTower:
     `inside` is what is stuck inside at the start (a resumed game; default: nothing).
 
     Listeners (the simulated camera and chute sensor) are called on the caller's thread, in
-    subscription order, with every Landing and FaultEvent as it happens.
+    subscription order, with every Landing, FaultEvent and Spread as it happens.
     """
 
     def __init__(
@@ -270,6 +278,12 @@ class SimulatedTower:
         if number in self.faults.stray_after or self._rng.random() < self.model.stray:
             self._pending_stray = True
         return landing
+
+    def spread(self) -> Spread:
+        """A hand spreads the cubes lying in the tray apart (the camera looks again)."""
+        event = Spread(drop=self._drops)
+        self._tell(event)
+        return event
 
     def pass_time(self) -> list[Landing]:
         """Time passes between drops: a pending stray falls, the table may be bumped.

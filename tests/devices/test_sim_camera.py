@@ -19,9 +19,15 @@ from companion.devices.frames import (
     SourceUnavailable,
     open_source,
 )
-from companion.devices.sim_camera import SimulatedCamera, write_calibration_pictures
+from companion.devices.readings import cubes_may_hide
+from companion.devices.sim_camera import (
+    SimulatedCamera,
+    calibrate_simulated,
+    write_calibration_pictures,
+)
 from companion.devices.simtower import FaultKind, SimulatedTower, TowerModel
 from companion.settings import Settings
+from companion.vision.settle import SettledReading, Settler, Status, StatusChange
 
 SIZE = (320, 240)
 
@@ -67,6 +73,37 @@ def test_cubes_are_seen_only_after_they_left_the_tower() -> None:
         camera.read()
         camera.read()
         assert change(empty, camera.read().image) > 0.005
+
+
+def test_a_hand_spreads_the_heaped_set_up_drop_and_the_camera_counts_every_cube() -> None:
+    # Tower seed 0's set-up drop leaves 36 cubes in the tray, some heaped out of the camera's
+    # sight; spread apart by hand, every one shows. Every cube leaves the tower at once, so
+    # the frames, and what vision makes of them, do not depend on the machine's speed.
+    tower = SimulatedTower(seed=0, model=TowerModel(first_exit_s=0, gap_s=(0, 0)))
+    setup_seed, profile = calibrate_simulated(tower, (640, 480))
+    settler = Settler(profile)
+    with SimulatedCamera(tower, size=(640, 480), setup_seed=setup_seed) as camera:
+
+        def watch(frames: int) -> list[SettledReading | StatusChange]:
+            events: list[SettledReading | StatusChange] = []
+            for _ in range(frames):
+                frame = camera.read()
+                events += settler.feed(frame.image, frame.index / 15)
+            return events
+
+        watch(8)
+        tower.drop(Counts.full())
+        dropped = [e for e in watch(30) if isinstance(e, SettledReading)]
+        tower.spread()
+        after = watch(30)
+    truth = tower.tray
+    assert truth.total == 36
+    assert len(dropped) == 1 and dropped[0].reading.counts != truth
+    assert cubes_may_hide(dropped[0].reading.reasons)
+    assert any(isinstance(e, StatusChange) and e.status is Status.HAND for e in after)
+    spread = [e for e in after if isinstance(e, SettledReading)]
+    assert len(spread) == 1 and spread[0].moved_by_hand
+    assert spread[0].reading.counts == truth
 
 
 def test_camera_unplugged_by_a_fault_then_replugged() -> None:

@@ -26,7 +26,13 @@ from companion.core.cubes import COLOURS, Colour
 from companion.devices.chute import cubeproto
 from companion.devices.chute.calibration import TYPICAL_RGBC
 from companion.devices.chute.firmware_sim import CubeExit
-from companion.devices.simtower import FaultEvent, FaultKind, Landing, SimulatedTower
+from companion.devices.simtower import (
+    FaultEvent,
+    FaultKind,
+    Landing,
+    SimulatedTower,
+    TowerEvent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -175,12 +181,13 @@ class SimulatedChute:
         """Follow a simulated tower: its exits become cubes at the beam, its sensor faults unplug
         and replug this board. Returns the function that detaches it."""
 
-        def listen(event: Landing | FaultEvent) -> None:
+        def listen(event: TowerEvent) -> None:
+            # A hand spreading the tray's cubes passes nothing through the beam.
             if isinstance(event, Landing):
                 self.feed(event.exits)
-            elif event.kind is FaultKind.SENSOR_LOST:
+            elif isinstance(event, FaultEvent) and event.kind is FaultKind.SENSOR_LOST:
                 self.unplug()
-            elif event.kind is FaultKind.SENSOR_BACK:
+            elif isinstance(event, FaultEvent) and event.kind is FaultKind.SENSOR_BACK:
                 self.plug()
 
         return tower.subscribe(listen)

@@ -192,6 +192,7 @@ def test_start_drop_and_the_simulated_tower_feed_the_next_reading(
 ) -> None:
     tower = SimulatedTower(seed=3)
     detach = device.attach(tower)
+    tower.spread()  # a hand spreading the tray's cubes passes nothing through the beam
     reader.start_drop()
     landing = tower.drop(Counts(red=3, blue=2))
     got.wait("the tower's drop", got.settled(landing.landed))
