@@ -15,13 +15,14 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal
 
 from companion.core.cubes import COLOURS, Counts
 from companion.devices.health import Health, SourceHealth, SourceName
+from companion.vision import reasons as doubt
 from companion.vision.images import BGRImage
 from companion.vision.reading import TrayReading
 
@@ -30,6 +31,16 @@ SENSOR_SURE_AT = 0.8
 
 LOOKED_AGAIN = "the cubes were moved by hand and the camera looked again"
 """The note on a second look at a drop."""
+
+CAMERA_UNSURE = "camera unsure: "
+"""What a verdict's reason starts with when it passes on one of the camera's own doubts."""
+
+
+def cubes_may_hide(reasons: Iterable[str]) -> bool:
+    """Whether the camera doubts its count because a cube may lie hidden under or among
+    others, the doubts given as vision words them or as a verdict passes them on: spreading
+    the cubes apart would let it count again."""
+    return doubt.cubes_may_hide(reason.removeprefix(CAMERA_UNSURE) for reason in reasons)
 
 
 class Outcome(StrEnum):
@@ -127,7 +138,7 @@ def decide(
     elif sensor is not None:
         source, counts = "sensor", sensor.counts
         if camera is not None:
-            reasons.extend(f"camera unsure: {r}" for r in camera.reasons)
+            reasons.extend(f"{CAMERA_UNSURE}{r}" for r in camera.reasons)
         reasons.extend(sensor.reasons)
         outcome = Outcome.ACCEPTED if sensor.confident else Outcome.CONFIRM
         if not sensor.confident and not sensor.reasons:
@@ -136,7 +147,7 @@ def decide(
         source, outcome = "manual", Outcome.MANUAL
         counts = camera.counts if camera is not None else None
         if camera is not None:
-            reasons.extend(f"camera unsure: {r}" for r in camera.reasons)
+            reasons.extend(f"{CAMERA_UNSURE}{r}" for r in camera.reasons)
         reasons.append("neither the camera nor the chute sensor could count this: please type it")
     if counts is not None and outcome is Outcome.ACCEPTED:
         impossible = _too_many(counts, possible)
@@ -217,11 +228,12 @@ class _Seen:
 @dataclass(frozen=True, slots=True)
 class _LastDrop:
     """What a second look at the last drop is weighed with: its number, its bound per colour
-    and the chute sensor's count of it."""
+    and the chute sensor's count of it; and how sure its latest verdict was."""
 
     number: int
     possible: Counts | None
     sensor: SensorCount | None
+    outcome: Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,8 +444,7 @@ class ReadingService:
         if window is None and seen.moved_by_hand and reading.counts.total >= tray.total:
             # No fewer cubes after a hand: the drop's cubes moved, so the camera sees it anew
             # (a cube that lay hidden, a colour told better once it lies apart).
-            if reading.counts != tray:
-                self._second_look(reading)
+            self._second_look(reading)
             return
         extra = _difference(reading.counts, tray)
         if extra is None:
@@ -460,10 +471,10 @@ class ReadingService:
         window.camera_at = at
 
     def _second_look(self, reading: TrayReading) -> None:
-        """People moved the tray's cubes by hand and the camera now sees them otherwise, no
-        fewer: a cube that lay hidden under or among others has come into view, or one's colour
+        """People moved the tray's cubes by hand and the camera sees them again, no fewer: a
+        cube that lay hidden under or among others may have come into view, or one's colour
         shows better. Nothing fell, so this is the last drop read again, weighed as the drop
-        was."""
+        was, and posted when its counts differ or are now sure."""
         last = self._last_drop
         if last is None:
             # Strays were read or cubes taken away since the drop: the tray holds no longer
@@ -478,11 +489,15 @@ class ReadingService:
             kind="second look",
             notes=(LOOKED_AGAIN,),
         )
-        if verdict.counts is None or verdict.counts == self._tray:
-            # The camera is still unsure, so the sensor's count it deferred to stands: the
+        # The same counts are news only when they are now sure where they were not: the
+        # camera, able to count every cube, agrees with the sensor the person was asked about.
+        settled = verdict.outcome is Outcome.ACCEPTED and last.outcome is not Outcome.ACCEPTED
+        if verdict.counts is None or (verdict.counts == self._tray and not settled):
+            # Still unsure, the camera deferred to the sensor's count, which stands: the
             # drop's verdict is as it was, and nothing new goes to the players.
             return
         self._tray = verdict.counts
+        self._last_drop = replace(last, outcome=verdict.outcome)
         self._post(verdict)
 
     def _sensor(self, update: _Totals, at: float) -> None:
@@ -576,7 +591,9 @@ class ReadingService:
         )
         before = window.tray_before if window.kind == "stray" else Counts()
         self._last_drop = (
-            _LastDrop(window.number, window.possible, sensor) if window.kind == "drop" else None
+            _LastDrop(window.number, window.possible, sensor, verdict.outcome)
+            if window.kind == "drop"
+            else None
         )
         if verdict.counts is not None:
             self._tray = (before or Counts()).plus(verdict.counts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from companion.core.cubes import Colour
 from companion.core.errors import RuleError
+from companion.devices.readings import CAMERA_UNSURE
 from companion.ui.controller import colour_name
 from companion.ui.i18n import N_, tr
 from companion.vision import reasons as doubt
@@ -108,16 +109,10 @@ SERVICE_REASONS: tuple[tuple[str, str], ...] = (
 _MESSAGES = dict(CAMERA_REASONS + SERVICE_REASONS)
 
 
-def cubes_may_hide(reasons: tuple[str, ...]) -> bool:
-    """Whether the camera doubts its count because a cube may lie hidden under or among
-    others (also when the reading service passed its doubts on as "camera unsure: ...")."""
-    return doubt.cubes_may_hide(reason.removeprefix("camera unsure: ") for reason in reasons)
-
-
 def reading_reason(reason: str) -> str:
     """A reading's reason in the current language (unknown sentences as they are)."""
-    if reason.startswith("camera unsure: "):
-        inner = reading_reason(reason.removeprefix("camera unsure: "))
+    if reason.startswith(CAMERA_UNSURE):
+        inner = reading_reason(reason.removeprefix(CAMERA_UNSURE))
         return tr("camera unsure: {reason}").format(reason=inner)
     if reason in _MESSAGES:
         return tr(_MESSAGES[reason])

@@ -303,6 +303,25 @@ def test_a_second_look_is_weighed_like_the_drop() -> None:
     assert "5 blue seen but at most 4 could have come out" in again.reasons
 
 
+def test_a_second_look_that_settles_the_sensor_s_doubt_is_news() -> None:
+    svc, got = service()
+    with svc:
+        svc.sensor_totals(Counts())
+        svc.expect_drop(Counts(blue=6, red=6))
+        svc.sensor_totals(Counts(blue=5, red=1), confidence=0.5)
+        svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
+        first = got.next()
+        # Spread out, the camera is sure and counts what the unsure sensor did.
+        svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
+        again = got.next()
+        # Once sure, the same counts again are no news.
+        svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
+        assert got.none_within(0.3)
+    assert (first.source, first.outcome) == ("sensor", Outcome.CONFIRM)
+    assert (again.kind, again.source, again.outcome) == ("second look", "camera", Outcome.ACCEPTED)
+    assert again.counts == first.counts
+
+
 def test_more_cubes_without_a_hand_or_after_tidying_are_no_second_look() -> None:
     svc, got = service(sensor=NO_SENSOR)
     with svc:
