@@ -4,7 +4,8 @@
 `SimulatedTable.play` lets the same tower's cubes be read by the real reading service, fed by
 the simulated camera through vision's Settler and by the simulated chute board through the real
 chute reader, with faults from the tower's FaultPlan. A simulated person answers the service:
-when asked to confirm or to type counts, they look at the tray and give the truth. Played
+when asked to confirm or to type counts, they look at the tray and give the truth; when the
+reading says cubes may lie hidden, they can first spread the tray's cubes for a second look. Played
 through camera and sensor loss, both runs must end in the same game.
 """
 
@@ -27,7 +28,13 @@ from companion.devices.drops import could_come_out, cubes_to_drop
 from companion.devices.feeds import CameraFeed, ChuteFeed
 from companion.devices.frames import FrameSource
 from companion.devices.health import Health, SourceHealth
-from companion.devices.readings import DropReading, Outcome, ReadingService, Timing
+from companion.devices.readings import (
+    DropReading,
+    Outcome,
+    ReadingService,
+    Timing,
+    cubes_may_hide,
+)
 from companion.devices.sim_camera import SimulatedCamera, calibrate_simulated
 from companion.devices.simtower import FaultPlan, Landing, SimulatedTower, TowerModel
 
@@ -80,6 +87,12 @@ class TableReport:
     health: list[SourceHealth] = field(default_factory=list)
     latencies_s: list[float] = field(default_factory=list)
     """Seconds from the last cube leaving the tower to the reading reaching the app."""
+    spreads: list[tuple[bool, bool]] = field(default_factory=list)
+    """Each drop whose reading doubted hidden cubes, so the person spread the tray's cubes:
+    whether the camera's counts were the truth before, and after (as the second look has
+    them; the first counts when the service posted none, as it does for unchanged ones)."""
+    second_looks: list[DropReading] = field(default_factory=list)
+    """What the service posted once the cubes lay spread."""
 
 
 @dataclass
@@ -95,6 +108,8 @@ class SimulatedTable:
     """The simulated camera's set-up; None: the first that vision calibrates from."""
     timing: Timing = field(default_factory=Timing)
     reading_timeout_s: float = 30.0
+    spread_when_hidden: bool = False
+    """The person spreads the tray's cubes apart when a drop's reading says some may hide."""
 
     def __post_init__(self) -> None:
         self._inbox: queue.Queue[DropReading] = queue.Queue()
@@ -252,6 +267,21 @@ class SimulatedTable:
             report.typed += 1
         return truth
 
+    def _look_again(self, reading: DropReading, truth: Counts, report: TableReport) -> DropReading:
+        """Spread the cubes when `reading` is unsure of hidden ones; the second look, if the
+        service posts one, is what the person then answers (else the first reading)."""
+        if reading.outcome is Outcome.ACCEPTED or not cubes_may_hide(reading.reasons):
+            return reading
+        self.tower.spread()
+        # The service stays silent when the camera counts as before: wait as long as it
+        # waits for the camera after a drop.
+        again = self._next_reading("second look", self.timing.camera_wait_s)
+        if again is not None:
+            report.second_looks.append(again)
+        after = again if again is not None else reading
+        report.spreads.append((reading.camera == truth, after.camera == truth))
+        return after
+
     def _last_cube(self, landing: Landing, dropped_at: float) -> float | None:
         if not landing.exits:
             return None
@@ -290,6 +320,8 @@ class SimulatedTable:
                 last = self._last_cube(landing, dropped_at)
                 if last is not None:
                     report.latencies_s.append(reading.at - last)
+                if self.spread_when_hidden:
+                    reading = self._look_again(reading, landing.landed, report)
                 counts = self._resolve(reading, landing.landed, report)
             event = (
                 SetupDrop(counts=counts) if state.stage is Stage.SETUP_DROP else Drop(counts=counts)
@@ -321,6 +353,7 @@ def play_with_devices(
     size: tuple[int, int] = (640, 480),
     setup_seed: int | None = None,
     timing: Timing | None = None,
+    spread_when_hidden: bool = False,
 ) -> TableReport:
     """One whole game at a simulated table with devices (a temporary folder for the pty)."""
     tower = SimulatedTower(seed=tower_seed, model=model, faults=faults)
@@ -333,6 +366,7 @@ def play_with_devices(
             size=size,
             setup_seed=setup_seed,
             timing=timing or Timing(),
+            spread_when_hidden=spread_when_hidden,
         )
         with table:
             return table.play(players, seed)
