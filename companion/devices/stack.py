@@ -8,6 +8,7 @@ board on a pseudo-terminal, read by the very same reader and service. GPIO is of
 
     devices = Devices(load_settings(), on_reading, on_health, on_next=..., on_undo=...).start()
     devices.drop(game.state)      # the players drop the phase's cubes now
+    devices.spread()              # (simulation) a hand spreads the tray's cubes apart
     devices.between_drops()       # (simulation) time passes: strays may fall
     devices.still()               # one picture now, for the calibration wizard
     devices.stop()
@@ -325,6 +326,14 @@ class Devices:
                 self.tower.reset_inside(Counts())
             self.tower.drop(cubes_to_drop(state))
         return number
+
+    def spread(self) -> bool:
+        """With the simulated tower, a hand spreads the tray's cubes apart so the camera looks
+        again (at a real table the players do it themselves); returns whether it did."""
+        if self.tower is None:
+            return False
+        self.tower.spread()
+        return True
 
     def between_drops(self) -> None:
         """With the simulated tower: time passes between drops (strays may fall out)."""

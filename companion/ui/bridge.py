@@ -125,6 +125,13 @@ def drop_now(app: Any) -> bool:
     return True
 
 
+def spread_now(app: Any) -> bool:
+    """The players spread the tray's cubes apart for the camera (the simulated tower's hand
+    does it; at a real table they need no button)."""
+    devices = getattr(app, "devices", None)
+    return devices is not None and devices.simulated and devices.spread()
+
+
 def next_pressed(app: Any) -> None:
     """The hardware 'next' button: drop when a drop is due and unread, else confirm it."""
     controller = app.controller

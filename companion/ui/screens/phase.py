@@ -9,9 +9,10 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.core.cubes import COLOURS, Colour, Counts
 from companion.core.state import GameState, Stage
+from companion.devices.readings import cubes_may_hide
 from companion.ui import choices
-from companion.ui.controller import Controller, action_name, source_name
-from companion.ui.explain import cubes_may_hide, reading_reason
+from companion.ui.controller import Controller, PendingReading, action_name, source_name
+from companion.ui.explain import reading_reason
 from companion.ui.i18n import tr, trf
 from companion.ui.screens.base import BaseScreen, load_kv
 from companion.ui.widgets.colour_chip import ColourChip
@@ -194,6 +195,8 @@ class PhaseScreen(BaseScreen):
         self._show_tower(controller)
         self.ids.drop_now.opacity = 1 if self._can_drop(controller) else 0
         self.ids.drop_now.disabled = not self._can_drop(controller)
+        self.ids.spread_now.opacity = 1 if self._can_spread(controller) else 0
+        self.ids.spread_now.disabled = not self._can_spread(controller)
         body = self.ids.body
         in_turns = state.stage is Stage.TURNS and self.drop_panel.mode == "drop"
         mid_game = state.tower_event_count > 0 and self.drop_panel.mode == "drop"
@@ -244,6 +247,17 @@ class PhaseScreen(BaseScreen):
             and controller.pending is None
         )
 
+    def _can_spread(self, controller: Controller) -> bool:
+        # Only the simulated tower needs a hand played for it; real players just spread them.
+        devices = getattr(App.get_running_app(), "devices", None)
+        return devices is not None and devices.simulated and _worth_spreading(controller.pending)
+
+    def spread_now(self) -> None:
+        """A simulated hand spreads the tray's cubes apart: the camera looks again."""
+        from companion.ui.bridge import spread_now
+
+        spread_now(App.get_running_app())
+
     def drop_now(self) -> None:
         """Tell the devices the cubes are being dropped (the simulated tower drops them)."""
         from companion.ui.bridge import drop_now
@@ -282,9 +296,7 @@ class PhaseScreen(BaseScreen):
                 source=source_name(pending.source),
                 reasons="; ".join(reading_reason(r) for r in pending.reasons) or tr("unsure"),
             )
-            if pending.kind == "drop" and cubes_may_hide(pending.reasons):
-                # One picture from above cannot show a cube under others; a second can (once:
-                # cubes already spread that still touch are for the person to count).
+            if _worth_spreading(pending):
                 note = tr("Spread the cubes apart: the camera counts again.") + ("\n" + note)
         self.ids.reading_note.text = note
 
@@ -311,6 +323,18 @@ class PhaseScreen(BaseScreen):
             if chip.text != text:
                 chip.text = text
                 chip.dimmed = n == 0
+
+
+def _worth_spreading(pending: PendingReading | None) -> bool:
+    """Whether the drop's reading doubts a cube hidden under or among others: one picture
+    from above cannot show it, a second once the cubes lie apart can (and is no longer a
+    "drop" reading: cubes already spread that still touch are for the person to count)."""
+    return (
+        pending is not None
+        and pending.kind == "drop"
+        and not pending.confident
+        and cubes_may_hide(pending.reasons)
+    )
 
 
 def tower_title(state: GameState) -> str:

@@ -29,6 +29,13 @@ class BigButton(Button):  # type: ignore[misc]
     explain = StringProperty("")
     """Why the button is disabled, shown instead of acting when it is tapped."""
 
+    def on_touch_down(self, touch: object) -> bool:
+        # A hidden button (opacity 0) is not there for the person: a disabled widget would
+        # still swallow the touch, from whatever shows beneath it.
+        if self.opacity == 0:
+            return False
+        return bool(super().on_touch_down(touch))
+
 
 class BigLabel(Label):  # type: ignore[misc]
     """Text that wraps inside its box and shrinks nothing: big type, read from a metre away."""
