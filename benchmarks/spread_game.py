@@ -40,7 +40,7 @@ def main() -> None:
             spread_when_hidden=True,
             timing=Timing(sensor_quiet_s=0.4, nothing_out_s=1.0, camera_wait_s=4.0),
         )
-        drops = sum(r.kind == "drop" for r in report.readings)
+        drops = len(report.tower_drops)
         before = sum(b for b, _ in report.spreads)
         after = sum(a for _, a in report.spreads)
         spread = len(report.spreads)
