@@ -173,6 +173,9 @@ class ShadowLine:
         across = logs - along[:, None] * axis[None, :]
         # Two directions across the axis: the bins are squares in that plane.
         first = np.cross(axis, [1.0, 0.0, 0.0])
+        if np.linalg.norm(first) < 1e-6:
+            # Shade that darkens the first channel alone: any other channel serves.
+            first = np.cross(axis, [0.0, 1.0, 0.0])
         first /= np.linalg.norm(first)
         second = np.cross(axis, first)
         cells = np.floor(np.stack([across @ first, across @ second], axis=1) / PRINT_BIN)

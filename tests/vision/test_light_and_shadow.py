@@ -281,6 +281,15 @@ def test_too_few_shadow_pixels_learn_no_line() -> None:
     assert learn([]) is None
 
 
+def test_shade_that_darkens_one_channel_alone_still_finds_the_floor_in_shade() -> None:
+    # The blue channel alone darkened: the plane across that axis was once undefined (NaN).
+    line = ShadowLine((1.0, 0.0, 0.0), 0.6, 0.1)
+    light = np.full((20, 20, 3), 0.5, np.float32)
+    light[:, :10, 0] = 0.1
+    shaded = line.shaded_floor(light, np.ones((20, 20), np.bool_))
+    assert shaded[:, :10].all() and not shaded[:, 10:].any()
+
+
 def test_shadows_are_cast_along_the_offset_only() -> None:
     casters = np.zeros((40, 40), np.bool_)
     casters[10:16, 10:16] = True
