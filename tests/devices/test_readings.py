@@ -256,12 +256,26 @@ NO_SENSOR = SourceHealth("sensor", Health.OFF, "not fitted")
 HIDDEN = "a cube may be hidden in a heap"
 
 
+def heaped_drop(
+    svc: ReadingService,
+    got: Collected,
+    possible: Counts | None = None,
+    sensor: Counts | None = None,
+    sensor_confidence: float = 1.0,
+) -> DropReading:
+    """A drop the camera sees as four blue in a heap, unsure (and the chute sensor counts
+    `sensor`, when given): the service's verdict on it."""
+    svc.expect_drop(possible)
+    if sensor is not None:
+        svc.sensor_totals(sensor, confidence=sensor_confidence)
+    svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
+    return got.next()
+
+
 def test_cubes_spread_by_hand_are_a_second_look_at_the_drop_not_strays() -> None:
     svc, got = service(sensor=NO_SENSOR)
     with svc:
-        svc.expect_drop(Counts(blue=6, red=6))
-        svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
-        first = got.next()
+        first = heaped_drop(svc, got, Counts(blue=6, red=6))
         # The players spread the heap: a blue that lay under the others comes into view.
         svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
         again = got.next()
@@ -283,10 +297,7 @@ def test_a_second_look_is_weighed_like_the_drop() -> None:
     svc, got = service()
     with svc:
         svc.sensor_totals(Counts())
-        svc.expect_drop(Counts(blue=4, red=7))
-        svc.sensor_totals(Counts(blue=5, red=1))
-        svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
-        first = got.next()
+        first = heaped_drop(svc, got, Counts(blue=4, red=7), sensor=Counts(blue=5, red=1))
         # Spread out, the camera agrees with the sensor: the drop's value stands, no news.
         svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
         assert got.none_within(0.3)
@@ -294,9 +305,7 @@ def test_a_second_look_is_weighed_like_the_drop() -> None:
     # Without a sensor, more cubes than could have come out still go to the person.
     svc, got = service(sensor=NO_SENSOR)
     with svc:
-        svc.expect_drop(Counts(blue=4, red=7))
-        svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
-        got.next()
+        heaped_drop(svc, got, Counts(blue=4, red=7))
         svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
         again = got.next()
     assert again.kind == "second look" and again.outcome is Outcome.CONFIRM
@@ -307,10 +316,9 @@ def test_a_second_look_that_settles_the_sensor_s_doubt_is_news() -> None:
     svc, got = service()
     with svc:
         svc.sensor_totals(Counts())
-        svc.expect_drop(Counts(blue=6, red=6))
-        svc.sensor_totals(Counts(blue=5, red=1), confidence=0.5)
-        svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
-        first = got.next()
+        first = heaped_drop(
+            svc, got, Counts(blue=6, red=6), sensor=Counts(blue=5, red=1), sensor_confidence=0.5
+        )
         # Spread out, the camera is sure and counts what the unsure sensor did.
         svc.camera_reading(seen(Counts(blue=5, red=1)), moved_by_hand=True)
         again = got.next()
@@ -334,9 +342,7 @@ def test_more_cubes_without_a_hand_or_after_tidying_are_no_second_look() -> None
     assert stray.kind == "stray" and stray.counts == Counts(white=1)
     svc, got = service(sensor=NO_SENSOR)
     with svc:
-        svc.expect_drop()
-        svc.camera_reading(seen(FOUR_BLUE, confident=False, reasons=(HIDDEN,)))
-        got.next()
+        heaped_drop(svc, got)
         # A hand took cubes away, then more show up: what is left is no longer the drop.
         svc.camera_reading(seen(Counts(blue=1)), moved_by_hand=True)
         svc.camera_reading(seen(Counts(blue=2)), moved_by_hand=True)
