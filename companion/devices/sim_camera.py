@@ -2,9 +2,10 @@
 
 It shows what the tower has let out: after every landing, a short sequence of the cubes rolling
 in, then the still tray with fresh sensor noise in every frame. When a hand spreads the tray's
-cubes (the tower's `spread`), a hand passes over the tray and leaves the same cubes apart. A CAMERA_LOST fault from the
-tower unplugs it (reads raise CameraLost, as a real camera's would); a new SimulatedCamera on
-the same tower is the camera plugged back in, and it opens only once the tower says so.
+cubes (the tower's `spread`), a hand passes over the tray and leaves the same cubes apart. A
+CAMERA_LOST fault from the tower unplugs it (reads raise CameraLost, as a real camera's would);
+a new SimulatedCamera on the same tower is the camera plugged back in, and it opens only once
+the tower says so.
 Without a tower it plays a demo on its own: a drop every few seconds.
 """
 

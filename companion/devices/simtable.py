@@ -5,8 +5,8 @@
 the simulated camera through vision's Settler and by the simulated chute board through the real
 chute reader, with faults from the tower's FaultPlan. A simulated person answers the service:
 when asked to confirm or to type counts, they look at the tray and give the truth; when the
-reading says cubes may lie hidden, they can first spread the tray's cubes for a second look. Played
-through camera and sensor loss, both runs must end in the same game.
+reading says cubes may lie hidden, they can first spread the tray's cubes for a second look.
+Played through camera and sensor loss, both runs must end in the same game.
 """
 
 from __future__ import annotations

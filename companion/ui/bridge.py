@@ -129,7 +129,7 @@ def spread_now(app: Any) -> bool:
     """The players spread the tray's cubes apart for the camera (the simulated tower's hand
     does it; at a real table they need no button)."""
     devices = getattr(app, "devices", None)
-    return devices is not None and devices.simulated and devices.spread()
+    return devices is not None and bool(devices.spread())
 
 
 def next_pressed(app: Any) -> None:
