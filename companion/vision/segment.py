@@ -39,10 +39,6 @@ LEVEL_BIN = 4
 BINS = 256 // LEVEL_BIN
 LEVEL_MIN_PIXELS = 12
 LEVEL_TRUST = 1.3
-# Where a tone change moves a picture level, the tray pixels at it share one empty-tray level:
-# a bin whose middle half of empty-tray levels spans more than this mixes shadows and print
-# edges of a dozen pixels, and its median would jump between frames of one still tray.
-LEVEL_SPREAD = 16
 # When fewer than half the tray pixels agree with the median gains (cubes cover most of the
 # floor), ratios are pooled in bins this wide (log), and the commonest bin's gains replace the
 # medians if this many times more pixels agree with them. (A drop of 38 cubes spread over the
@@ -373,17 +369,12 @@ def tone_tables(
         counts = hist.sum(axis=1)
         used = counts >= LEVEL_MIN_PIXELS
         below = np.cumsum(hist[used], axis=1)
-        medians, low_quarter, high_quarter = (
-            np.argmax(below > (counts[used] * share // 4)[:, None], axis=1).astype(np.float64)
-            for share in (2, 1, 3)
-        )
+        medians = np.argmax(below > (counts[used] // 2)[:, None], axis=1).astype(np.float64)
         centres = np.bincount(bins, weights=x, minlength=len(counts))[used] / counts[used]
         expected = centres / gains[channel]
         # Tray pixels move with the light; a level far from that is mostly cubes.
-        trusted = (
-            (expected / LEVEL_TRUST <= medians + 4.0)
-            & (medians + 4.0 <= expected * LEVEL_TRUST + 8.0)
-            & (high_quarter - low_quarter <= LEVEL_SPREAD)
+        trusted = (expected / LEVEL_TRUST <= medians + 4.0) & (
+            medians + 4.0 <= expected * LEVEL_TRUST + 8.0
         )
         centres, medians = centres[trusted], medians[trusted]
         weights = counts[used][trusted].astype(np.float64)

@@ -405,26 +405,3 @@ def test_a_cube_where_the_set_up_flickered_at_calibration_is_still_counted(
         ] = 255
     flickering = Profile(**{**profile.model_dump(), "unstable_png": encode_png(flicker)})
     assert read_tray(shot.image, flickering).counts == shot.counts
-
-
-def test_a_still_tray_reads_the_same_whatever_its_frames_noise() -> None:
-    # 36 cubes spread over a white print with orange dots (the simulated camera's set-up
-    # drop, spread by hand). Picture levels that only cubes' shadows and the dots' edges
-    # hold, a dozen pixels each, once mapped blue's level on the tray to wherever their
-    # median fell in that frame: two or three lone blue cubes went off their model in 6 of
-    # 20 frames. Such levels now follow the gain.
-    from companion.core.cubes import Counts
-    from companion.devices.sim_camera import SPREAD_SEEDS, SimulatedCamera, calibrate_simulated
-    from companion.devices.simtower import SimulatedTower
-    from companion.devices.tray_render import render
-
-    tower = SimulatedTower(seed=0)
-    setup_seed, profile = calibrate_simulated(tower, (800, 600))
-    tower.drop(Counts.full())
-    with SimulatedCamera(tower, size=(800, 600), setup_seed=setup_seed) as camera:
-        seed = SPREAD_SEEDS + 1
-        spread = camera.base.with_counts(tower.tray).spread_apart(seed)
-    right = [
-        read_tray(render(spread, frame=f).image, profile).counts == tower.tray for f in range(20)
-    ]
-    assert sum(right) >= 18, right
