@@ -27,7 +27,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2, help="games (seeds 1, 2, ...)")
     parser.add_argument("--no-sensor", action="store_true", help="the camera alone")
     args = parser.parse_args()
-    totals = [0, 0, 0, 0]
+    spreads: list[tuple[bool, bool]] = []
+    looks = 0
     print("game  drops  spread  second looks  camera right before  after  wrong accepted  secs")
     for game in range(1, args.games + 1):
         started = time.monotonic()
@@ -40,22 +41,23 @@ def main() -> None:
             spread_when_hidden=True,
             timing=Timing(sensor_quiet_s=0.4, nothing_out_s=1.0, camera_wait_s=4.0),
         )
-        drops = len(report.tower_drops)
-        before = sum(b for b, _ in report.spreads)
-        after = sum(a for _, a in report.spreads)
-        spread = len(report.spreads)
         print(
-            f"{game:4d}  {drops:5d}  {spread:6d}  {len(report.second_looks):12d}  "
-            f"{before:19d}  {after:5d}  {report.wrong_accepted:14d}  "
+            f"{game:4d}  {len(report.tower_drops):5d}  {len(report.spreads):6d}  "
+            f"{len(report.second_looks):12d}  {_right(report.spreads, 0):19d}  "
+            f"{_right(report.spreads, 1):5d}  {report.wrong_accepted:14d}  "
             f"{time.monotonic() - started:4.0f}"
         )
-        for i, value in enumerate((spread, len(report.second_looks), before, after)):
-            totals[i] += value
-    spread, looks, before, after = totals
+        spreads += report.spreads
+        looks += len(report.second_looks)
     print(
-        f"all: {spread} drops spread, {looks} second looks posted; camera right "
-        f"{before} of {spread} before, {after} of {spread} after"
+        f"all: {len(spreads)} drops spread, {looks} second looks posted; camera right "
+        f"{_right(spreads, 0)} of {len(spreads)} before, {_right(spreads, 1)} after"
     )
+
+
+def _right(spreads: list[tuple[bool, bool]], when: int) -> int:
+    """How many spread drops the camera had right before (`when` 0) or after (1)."""
+    return sum(pair[when] for pair in spreads)
 
 
 if __name__ == "__main__":

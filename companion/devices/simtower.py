@@ -118,9 +118,7 @@ class FaultEvent:
 @dataclass(frozen=True, slots=True)
 class Spread:
     """A player's hand spreading the tray's cubes apart so the camera sees each one; nothing
-    moves between tower and tray. `drop` is the last drop (0: none yet)."""
-
-    drop: int
+    moves between tower and tray, so there is nothing more to say."""
 
 
 TowerEvent = Landing | FaultEvent | Spread
@@ -279,11 +277,9 @@ class SimulatedTower:
             self._pending_stray = True
         return landing
 
-    def spread(self) -> Spread:
+    def spread(self) -> None:
         """A hand spreads the cubes lying in the tray apart (the camera looks again)."""
-        event = Spread(drop=self._drops)
-        self._tell(event)
-        return event
+        self._tell(Spread())
 
     def pass_time(self) -> list[Landing]:
         """Time passes between drops: a pending stray falls, the table may be bumped.
