@@ -38,6 +38,10 @@ SAMPLE_STEP = 4
 LEVEL_BIN = 4
 BINS = 256 // LEVEL_BIN
 LEVEL_MIN_PIXELS = 12
+# A bin fewer pixels hold than this, whose empty-tray levels spread more than this between
+# the quartiles, takes its median over its neighbours' pixels too (`_unsteady`).
+LEVEL_POOL_PIXELS = 48
+LEVEL_WIDE = 16
 LEVEL_TRUST = 1.3
 # When fewer than half the tray pixels agree with the median gains (cubes cover most of the
 # floor), ratios are pooled in bins this wide (log), and the commonest bin's gains replace the
@@ -338,9 +342,11 @@ def tone_tables(
     one factor for all levels. Each level of the picture is mapped to the median level the
     same tray pixels have in the empty tray, and the mapping is made to rise monotonically
     (weighted pool-adjacent-violators). Where the empty tray is clipped this maps a whole
-    range of levels to the clipped one, as it should: that detail was never seen. Levels with
-    little tray behind them (dark cubes live there), or whose tray pixels disagree with the
-    picture's overall gain, follow the gain instead, so cubes cannot bend the mapping.
+    range of levels to the clipped one, as it should: that detail was never seen. A level a
+    dozen scattered pixels hold is read with its neighbours' pixels, or its median would jump
+    with each frame's noise. Levels with little tray behind them (dark cubes live there), or
+    whose tray pixels disagree with the picture's overall gain, follow the gain instead, so
+    cubes cannot bend the mapping.
 
     The tray pixels are the floor and a cube's side round it (`Reference.levels_sample`): the
     foot of a dark wall holds levels the floor lacks, and the toe of the camera's curve moves
@@ -371,6 +377,11 @@ def tone_tables(
         below = np.cumsum(hist[used], axis=1)
         medians = np.argmax(below > (counts[used] // 2)[:, None], axis=1).astype(np.float64)
         centres = np.bincount(bins, weights=x, minlength=len(counts))[used] / counts[used]
+        unsteady = _unsteady(below, counts[used], centres)
+        if unsteady.any():
+            offsets = _pooled_offsets(x, ref[:, channel], bins, gains[channel])[used]
+            steadier = np.clip(centres / gains[channel] + offsets, 0.0, 255.0)
+            medians[unsteady] = steadier[unsteady]
         expected = centres / gains[channel]
         # Tray pixels move with the light; a level far from that is mostly cubes.
         trusted = (expected / LEVEL_TRUST <= medians + 4.0) & (
@@ -435,6 +446,37 @@ def _unclip(mapped: BGRImage, raw: BGRImage, gains: NDArray[np.float64], empty: 
         near_limit = empty[:, :, channel] * float(gains[channel]) >= CLIPPED * 255.0
         lost = (raw[:, :, channel] >= top) & near_limit
         mapped[:, :, channel][lost] = empty[:, :, channel][lost]
+
+
+def _unsteady(
+    below: NDArray[np.int64], counts: NDArray[np.int64], centres: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """Which bins' medians jump with each frame's noise: held by few pixels (a cube's shadow,
+    the edge of a printed dot) whose empty-tray levels spread widely. (`below`: each bin's
+    cumulative histogram of empty-tray levels.) Near the clip a wide spread is the clip itself,
+    many tray levels made one, and those bins are left as they are."""
+    quarter = np.argmax(below > (counts // 4)[:, None], axis=1)
+    three_quarters = np.argmax(below > (3 * counts // 4)[:, None], axis=1)
+    unsteady: NDArray[np.bool_] = (
+        (counts < LEVEL_POOL_PIXELS)
+        & (three_quarters - quarter > LEVEL_WIDE)
+        & (centres < CLIPPED * 255.0)
+    )
+    return unsteady
+
+
+def _pooled_offsets(
+    x: NDArray[np.int32], ref: NDArray[np.float64], bins: NDArray[np.int32], gain: float
+) -> NDArray[np.float64]:
+    """Per bin, the median offset of the empty tray's level from the gain's over the bin's
+    own pixels and its two neighbours'. Offsets, not levels: a full neighbour bin must not
+    pull a sparse one to its own level."""
+    offsets = np.clip(np.round(ref - x / gain), -128, 127).astype(np.int32) + 128
+    histogram = np.bincount(bins * 256 + offsets, minlength=BINS * 256).reshape(BINS, 256)
+    padded = np.pad(histogram, ((1, 1), (0, 0)))
+    rising = np.cumsum(padded[:-2] + padded[1:-1] + padded[2:], axis=1)
+    middle: NDArray[np.float64] = np.argmax(rising > (rising[:, -1] // 2)[:, None], axis=1) - 128.0
+    return middle
 
 
 def _monotone(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDArray[np.float64]:

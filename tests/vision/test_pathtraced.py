@@ -239,8 +239,11 @@ def test_a_drop_of_several_colours_taken_for_the_red_picture_is_refused() -> Non
     # for the red picture. The checks that judge lone cubes and the one that counts each
     # picture let it pass; the red model learned from it spreads 35.5 in a and b (one
     # colour's cubes: at most 21.3), and its cube regions fit the blue and yellow models.
+    # Since sparse levels are matched with their neighbours' pixels (levels 150-165 no
+    # longer jump 13 above the gain of 1), an earlier check refuses it: its cubes are not
+    # clearly redder than the blue picture's. Either way the red picture is named.
     pictures = WALL / "calibration"
     chosen = {c: load_image(pictures / f"{c.value}.jpg") for c in Colour}
     chosen[Colour.RED] = load_image(WALL / "drop09.jpg")
-    with pytest.raises(CalibrationError, match="red picture holds cubes that look blue, yellow"):
+    with pytest.raises(CalibrationError, match="red picture"):
         calibrate(load_image(pictures / "empty.jpg"), chosen)
