@@ -232,11 +232,13 @@ def calibration_pictures(
     camera: SimulatedCamera, per_colour: int = 5
 ) -> tuple[Image, dict[Colour, Image]]:
     """The pictures vision calibrates from, taken by `camera`'s set-up: the empty tray and
-    `per_colour` cubes of each colour alone (BGR uint8)."""
+    `per_colour` cubes of each colour alone (BGR uint8), spread out as the calibration guide
+    asks (heaped, two or three of five show as lone cubes and the colour is learned from
+    those alone)."""
     empty = render(camera.base).image
     colours = {
         colour: render(
-            camera.base.with_counts(Counts().with_count(colour, per_colour), seed=900 + i)
+            camera.base.with_counts(Counts().with_count(colour, per_colour)).spread_apart(900 + i)
         ).image
         for i, colour in enumerate(COLOURS)
     }
