@@ -45,7 +45,7 @@ class CalibrationScreen(BaseScreen):
         elif step <= len(COLOURS):
             colour = COLOURS[step - 1]
             self.ids.step.text = trf(
-                "Step {n} of 8: put only {colour} ({code}) cubes in the tray, then take a picture.",
+                "Step {n} of 8: put only {colour} ({code}) cubes in the tray, spread apart, then take a picture.",
                 n=step + 1,
                 colour=colour_name(colour),
                 code=colour.code,
