@@ -259,6 +259,25 @@ def test_a_set_up_drop_covering_most_of_the_floor_is_read_not_lost() -> None:
 
 @pytest.mark.xfail(
     strict=True,
+    reason="the pair's changed region is cut off by the near wall's rim: 1.1 times the area "
+    "one lone cube changes, under the 1.3 that makes a lone cube's region doubtful, and the "
+    "lower cube shows too little of its top for a peak or a crack of its own",
+)
+def test_two_black_cubes_against_the_near_wall_are_not_read_surely_as_one() -> None:
+    # Tilted camera: two black cubes touch, one behind the other, and the near wall's rim
+    # hides a third of the one against it (truth: 68% visible). Read as one black cube, sure.
+    # Found by reading four noise frames of rendered trays (the thirtieth session); frames 0
+    # and 1 read it so, frames 2 and 3 doubt a white cube hidden beside others.
+    cal = calibration_set(1236877461, "tilted", tests=4)
+    profile = calibrate_set(cal)
+    shot = cal.tests[3]
+    assert shot.counts[Colour.BLACK] == 2
+    reading = read_tray(shot.image, profile)
+    assert reading.counts == shot.counts or not reading.confident
+
+
+@pytest.mark.xfail(
+    strict=True,
     reason="since the colours are learned without the cubes' shadows, red's model is the "
     "vivid red of the cubes' tops, and the red floor, brighter in the yellow picture, passes "
     "for red cubes there: the calibration set is refused as mixed",
