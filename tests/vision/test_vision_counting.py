@@ -277,8 +277,8 @@ def test_a_black_cube_on_a_near_black_stripe_of_print_is_not_missed_surely() -> 
 @pytest.mark.xfail(
     strict=True,
     reason="the pair's changed region is cut off by the near wall's rim: 1.1 times the area "
-    "one lone cube changes, under the 1.3 that makes a lone cube's region doubtful, and the "
-    "lower cube shows too little of its top for a peak or a crack of its own",
+    "one lone cube changes, under the 1.3 that makes a lone cube's region doubtful, and only "
+    "one cube is found in it",
 )
 def test_two_black_cubes_against_the_near_wall_are_not_read_surely_as_one() -> None:
     # Tilted camera: two black cubes touch, one behind the other, and the near wall's rim
