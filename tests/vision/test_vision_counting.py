@@ -257,38 +257,59 @@ def test_a_set_up_drop_covering_most_of_the_floor_is_read_not_lost() -> None:
     assert shot.counts.total - 6 <= reading.counts.total <= shot.counts.total
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the black cube lies on the print's near-black green stripe and hardly changes "
-    "it; the print as a whole does not look black (0.2% of it), so no doubt is raised",
-)
-def test_a_black_cube_on_a_near_black_stripe_of_print_is_not_missed_surely() -> None:
-    # Warm light, hard pairs: a black cube against the wall, between a yellow and a red one,
-    # in full view (truth: 100% visible) but on a near-black stripe of the striped print.
-    # Missed, and the reading given as sure (found like the one below, the thirtieth session).
-    cal = calibration_set(386507616, "hard-pairs", tests=5)
-    profile = calibrate_set(cal)
-    shot = cal.tests[4]
-    assert shot.counts[Colour.BLACK] == 1
-    reading = read_tray(shot.image, profile)
-    assert reading.counts == shot.counts or not reading.confident
+# Rendered trays read surely and wrongly: all that reading the 1048 trays of seeds 5-9 of
+# `calibration_set(sub_seed(seed, set-up, condition))` found (the thirtieth session; each
+# tray in four noise frames for seed 5, two for the others, wrong and sure in at least one).
+SURELY_WRONG = [
+    pytest.param(
+        386507616,
+        "hard-pairs",
+        4,
+        # Warm light: a black cube against the wall, between a yellow and a red one, in full
+        # view (truth: 100% visible) but on a near-black stripe of the striped print.
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="the black cube lies on the print's near-black green stripe and hardly "
+            "changes it; the print as a whole does not look black (0.2% of it), so no doubt "
+            "is raised",
+        ),
+        id="a black cube missed on a near-black stripe of print",
+    ),
+    pytest.param(
+        1236877461,
+        "tilted",
+        3,
+        # Two black cubes touch, one behind the other, and the near wall's rim hides a third
+        # of the one against it (truth: 68% visible). Frames 2 and 3 doubt a hidden white.
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="the pair's changed region is cut off by the near wall's rim: 1.1 times the "
+            "area one lone cube changes, under the 1.3 that makes a lone cube's region "
+            "doubtful, and only one cube is found in it",
+        ),
+        id="two black cubes against the near wall read as one",
+    ),
+    pytest.param(
+        765422431,
+        "noisy",
+        6,
+        # A green cube rests on a brown one, which shows 23% of itself beside it.
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="the brown cube under the green is neither found nor doubted",
+        ),
+        id="a brown cube under a green one missed",
+    ),
+]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the pair's changed region is cut off by the near wall's rim: 1.1 times the area "
-    "one lone cube changes, under the 1.3 that makes a lone cube's region doubtful, and only "
-    "one cube is found in it",
-)
-def test_two_black_cubes_against_the_near_wall_are_not_read_surely_as_one() -> None:
-    # Tilted camera: two black cubes touch, one behind the other, and the near wall's rim
-    # hides a third of the one against it (truth: 68% visible). Read as one black cube, sure.
-    # Found by reading four noise frames of rendered trays (the thirtieth session); frames 0
-    # and 1 read it so, frames 2 and 3 doubt a white cube hidden beside others.
-    cal = calibration_set(1236877461, "tilted", tests=4)
+@pytest.mark.parametrize(("seed", "condition", "index"), SURELY_WRONG)
+def test_a_tray_once_read_surely_wrong_is_read_right_or_in_doubt(
+    seed: int, condition: str, index: int
+) -> None:
+    cal = calibration_set(seed, condition, tests=index + 1)
     profile = calibrate_set(cal)
-    shot = cal.tests[3]
-    assert shot.counts[Colour.BLACK] == 2
+    shot = cal.tests[index]
     reading = read_tray(shot.image, profile)
     assert reading.counts == shot.counts or not reading.confident
 
