@@ -260,45 +260,42 @@ def test_a_set_up_drop_covering_most_of_the_floor_is_read_not_lost() -> None:
 # Rendered trays read surely and wrongly: all that reading the 1048 trays of seeds 5-9 of
 # `calibration_set(sub_seed(seed, set-up, condition))` found (the thirtieth session; each
 # tray in four noise frames for seed 5, two for the others, wrong and sure in at least one).
+def _surely_wrong(seed: int, condition: str, index: int, why: str, name: str) -> object:
+    """Test picture `index` of `calibration_set(seed, condition)`, expected to fail for `why`."""
+    return pytest.param(
+        seed, condition, index, marks=pytest.mark.xfail(strict=True, reason=why), id=name
+    )
+
+
 SURELY_WRONG = [
-    pytest.param(
+    # Warm light: a black cube against the wall, between a yellow and a red one, in full view
+    # (truth: 100% visible) but on a near-black stripe of the striped print.
+    _surely_wrong(
         386507616,
         "hard-pairs",
         4,
-        # Warm light: a black cube against the wall, between a yellow and a red one, in full
-        # view (truth: 100% visible) but on a near-black stripe of the striped print.
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the black cube lies on the print's near-black green stripe and hardly "
-            "changes it; the print as a whole does not look black (0.2% of it), so no doubt "
-            "is raised",
-        ),
-        id="a black cube missed on a near-black stripe of print",
+        "the black cube lies on the print's near-black green stripe and hardly changes it; the "
+        "print as a whole does not look black (0.2% of it), so no doubt is raised",
+        "a black cube missed on a near-black stripe of print",
     ),
-    pytest.param(
+    # Two black cubes touch, one behind the other, and the near wall's rim hides a third of
+    # the one against it (truth: 68% visible). Frames 2 and 3 doubt a hidden white.
+    _surely_wrong(
         1236877461,
         "tilted",
         3,
-        # Two black cubes touch, one behind the other, and the near wall's rim hides a third
-        # of the one against it (truth: 68% visible). Frames 2 and 3 doubt a hidden white.
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the pair's changed region is cut off by the near wall's rim: 1.1 times the "
-            "area one lone cube changes, under the 1.3 that makes a lone cube's region "
-            "doubtful, and only one cube is found in it",
-        ),
-        id="two black cubes against the near wall read as one",
+        "the pair's changed region is cut off by the near wall's rim: 1.1 times the area one "
+        "lone cube changes, under the 1.3 that makes a lone cube's region doubtful, and only "
+        "one cube is found in it",
+        "two black cubes against the near wall read as one",
     ),
-    pytest.param(
+    # A green cube rests on a brown one, which shows 23% of itself beside it.
+    _surely_wrong(
         765422431,
         "noisy",
         6,
-        # A green cube rests on a brown one, which shows 23% of itself beside it.
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the brown cube under the green is neither found nor doubted",
-        ),
-        id="a brown cube under a green one missed",
+        "the brown cube under the green is neither found nor doubted",
+        "a brown cube under a green one missed",
     ),
 ]
 
