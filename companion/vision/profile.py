@@ -243,6 +243,7 @@ class Prepared:
         empty_grey: NDArray[np.float32],
         flicker: NDArray[np.bool_] | None,
         overhead: Overhead | None,
+        shadow_offset: tuple[float, float] = (0.0, 0.0),
     ) -> None:
         self.reference = reference
         self.means = means
@@ -257,6 +258,8 @@ class Prepared:
         self.empty_small = shrunk(empty_grey)
         self.overhead = overhead
         """Where the camera is over the view, for a nominal lens."""
+        self.shadow_offset = shadow_offset
+        """Where a lone cube's shadow lies from it, view pixels (`ShadowModel.offset`)."""
         self.print_edges = gradient(np.ascontiguousarray(reference.lab[:, :, 0]))
         """The empty tray's lightness gradient (L units per pixel): its print's edges."""
         self.edge_width = max(2, round(reference.cube_side * EDGE_WIDTH))
@@ -336,8 +339,18 @@ class Prepared:
         areas = np.array([profile.colours[c].cube_area for c in COLOURS], np.float64)
         clipped = np.array([profile.colours[c].clipped for c in COLOURS], np.bool_)
         overhead = camera_over(view.homography, (profile.picture_width, profile.picture_height))
+        offset = (0.0, 0.0) if profile.shadow is None else profile.shadow.offset
         return cls(
-            reference, means, inverses, areas, seen, clipped, grey(empty), unstable, overhead
+            reference,
+            means,
+            inverses,
+            areas,
+            seen,
+            clipped,
+            grey(empty),
+            unstable,
+            overhead,
+            offset,
         )
 
 

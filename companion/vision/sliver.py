@@ -32,11 +32,17 @@ green, white under brown, and a red strip a tenth of a side wide under black) an
 the 983 right ones unsure; on 4 other seeds it caught 3 of 4 wrong and made none of 294 right
 unsure. The wrong ones left showed no sliver of clear colour: a black or brown one, which
 looks like the floor in shade, or one a pixel wide.
+
+So that look takes the floor in shade for shadow only where a cube can throw it (see
+SHADOW_LENGTH): a brown strip on the side of a green cube the light throws no shadow to is
+no shadow, though its colour is the beige floor's in shade. Counting still takes all such
+colour for shadow: a strip counted as a cube needs to be clearly none.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import ceil
 
 import cv2
 import numpy as np
@@ -91,6 +97,14 @@ OTHER_RADIUS = 0.72
 # lights may be a little lighter than the cube's model.
 FLOOR_DARKER = 3.0
 FLOOR_SHADE_GAP = 20.0
+# Only where a found cube's shadow can fall is the floor in shade taken for shadow: the cube
+# (the pixels of its colour round its centre, at any lightness) slid along its shadow offset
+# up to SHADOW_LENGTH times it (a cube resting on another throws it twice as far), and grown
+# by SHADOW_MARGIN closer-look pixels (a view pixel) for the shadow's soft edge. Beyond, a
+# patch in the floor's colour in shade is no shadow: on a beige floor a brown sliver under a
+# green cube is exactly that colour.
+SHADOW_LENGTH = 2.0
+SHADOW_MARGIN = 3
 OWN_DARKER = -3.0
 OWN_SHADE_GAP = 10.0
 # The empty tray's print edges (L units per view pixel) shift between shots: left out.
@@ -228,6 +242,32 @@ def _discs(
     return discs.astype(np.bool_)
 
 
+def _shadow_reach(
+    own: Mask,
+    others: list[tuple[float, float]],
+    to_look: NDArray[np.float64],
+    side: float,
+    offset: tuple[float, float],
+) -> Mask:
+    """Where cubes may throw their shadows in a closer look (`to_look` maps view pixels there,
+    `side` is a cube's side in its pixels): the cube looked round (`own`, its pixels) and the
+    discs of the `others` (view pixels), slid along `offset` (view pixels) up to SHADOW_LENGTH
+    times it, grown by SHADOW_MARGIN."""
+    dx, dy = SHADOW_LENGTH * SCALE * offset[0], SHADOW_LENGTH * SCALE * offset[1]
+    pad = ceil(max(abs(dx), abs(dy))) + SHADOW_MARGIN
+    # (Padded: a cube just beyond the look may throw its shadow into it.)
+    height, width = own.shape
+    padded = to_look + np.array([[0.0, 0.0, pad], [0.0, 0.0, pad]])
+    casters = _discs(others, padded, (height + 2 * pad, width + 2 * pad), OTHER_RADIUS * side)
+    casters[pad : pad + height, pad : pad + width] |= own
+    # Dilating by a thick segment slides the mask along it (the segment points back: OpenCV
+    # takes each pixel's maximum over the kernel laid round it).
+    kernel = np.zeros((2 * pad + 1, 2 * pad + 1), np.uint8)
+    cv2.line(kernel, (pad, pad), (round(pad - dx), round(pad - dy)), 1, 2 * SHADOW_MARGIN + 1)
+    reach = cv2.dilate(casters.astype(np.uint8), kernel)[pad : pad + height, pad : pad + width]
+    return reach.astype(np.bool_)
+
+
 @dataclass(frozen=True)
 class Sliver:
     """A patch of one cube colour against a found cube of another, in a closer look."""
@@ -282,6 +322,7 @@ def slivers_round(
     cubes: list[tuple[int, float, float]],
     around: list[int],
     least: float = SLIVER_SHARE,
+    shade_where_cast: bool = False,
 ) -> list[Sliver]:
     """The slivers a closer look at `image` (the picture `comparison` compared through
     `view`) finds round the found cubes numbered `around`, with at least the share `least` of
@@ -306,12 +347,8 @@ def slivers_round(
         held = np.minimum(np.maximum(lab, low), high)
         changed = channel_norm(np.asarray(lab - held, np.float32)) > CHANGED
         looked = changed & (steady > 0.5) & (edges < PRINT_EDGE)
-        others = _discs(
-            [(ox, oy) for other, (_, ox, oy) in enumerate(cubes) if other != index],
-            to_look,
-            shape,
-            OTHER_RADIUS * side,
-        )
+        centres = [(ox, oy) for other, (_, ox, oy) in enumerate(cubes) if other != index]
+        others = _discs(centres, to_look, shape, OTHER_RADIUS * side)
         looked &= ~others
         if np.count_nonzero(looked) < needed:
             continue
@@ -319,13 +356,20 @@ def slivers_round(
         # unchanged floor or other cubes).
         pixels = lab[looked]
         under = 0.5 * (low[looked] + high[looked])
-        kept = ~_in_shade_of(pixels, under, FLOOR_DARKER, FLOOR_SHADE_GAP)
-        kept &= ~_in_shade_of(pixels, prepared.means[colour], OWN_DARKER, OWN_SHADE_GAP)
+        own = _in_shade_of(pixels, prepared.means[colour], OWN_DARKER, OWN_SHADE_GAP)
+        shade = _in_shade_of(pixels, under, FLOOR_DARKER, FLOOR_SHADE_GAP)
         if reference.shadow is not None:
             # The set-up's own shadow, as calibration learned it (the room's light tints it).
             lit = planes[:, :, 8:11][looked][:, None, :]
             deficit = darkening(bgr[looked][:, None, :], lit)
-            kept &= ~reference.shadow.test(deficit, lit)[:, 0]
+            shade |= reference.shadow.test(deficit, lit)[:, 0]
+        if shade_where_cast:
+            # The cube's own pixels, lit or shaded: any of its colour, at any lightness.
+            body = _discs([(x, y)], to_look, shape, OTHER_RADIUS * side)
+            body &= shade_gaps(lab, prepared.means[colour]) < OWN_SHADE_GAP
+            reach = _shadow_reach(body, centres, to_look, side, prepared.shadow_offset)
+            shade &= reach[looked]
+        kept = ~(own | shade)
         pixels, under = pixels[kept], under[kept]
         off = mix_gaps(pixels, under, prepared.means[colour]) > OFF_THE_MIX
         # (Too few pixels off the mix for any sliver: no colour test needed.)
@@ -447,7 +491,12 @@ def hidden_slivers(
     `slivers_round`). Empty when none shows."""
     every = list(range(len(cubes)))
     return sorted(
-        {s.colour for s in slivers_round(image, view, comparison, prepared, cubes, every)}
+        {
+            s.colour
+            for s in slivers_round(
+                image, view, comparison, prepared, cubes, every, shade_where_cast=True
+            )
+        }
     )
 
 
