@@ -61,6 +61,21 @@ def square_around(x: int, y: int, half: int) -> tuple[slice, slice]:
     return (slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1))
 
 
+def segment_kernel(
+    dx: int, dy: int, thickness: int = 1
+) -> tuple[NDArray[np.uint8], tuple[int, int]]:
+    """A structuring element for morphology along (dx, dy) (pixels): the segment from its
+    anchor to the anchor plus (dx, dy), `thickness` pixels wide; and that anchor (x, y).
+    Eroded by it, a pixel stays where the mask holds all the way along; dilated by it
+    reversed (-dx, -dy), the mask slides along the whole way."""
+    # (OpenCV draws a thick line's round ends a pixel further than half its thickness.)
+    margin = (thickness + 1) // 2
+    kernel = np.zeros((abs(dy) + 1 + 2 * margin, abs(dx) + 1 + 2 * margin), np.uint8)
+    anchor = (max(0, -dx) + margin, max(0, -dy) + margin)
+    cv2.line(kernel, anchor, (anchor[0] + dx, anchor[1] + dy), 1, thickness)
+    return kernel, anchor
+
+
 def all_channels(test: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """Per pixel of an N x 3 test, whether it holds in all three channels (as
     `np.all(test, axis=1)`, which is slow along so short an axis)."""

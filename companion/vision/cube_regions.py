@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from companion.vision.arrays import grown
+from companion.vision.arrays import grown, segment_kernel
 from companion.vision.images import Mask
 from companion.vision.patches import looks_single
 from companion.vision.segment import Comparison, Reference
@@ -145,10 +145,7 @@ def _without_cast(
     A region left with under MOSTLY_CAST of its cube pixels does not look like a cube and
     its shadow (the shadow on a wall beyond the view, or lost on the print) and keeps them
     all."""
-    dx, dy = round(offset[0]), round(offset[1])
-    way = np.zeros((abs(dy) + 1, abs(dx) + 1), np.uint8)
-    start = (max(0, -dx), max(0, -dy))
-    cv2.line(way, start, (start[0] + dx, start[1] + dy), 1)
+    way, start = segment_kernel(round(offset[0]), round(offset[1]))
     # Erosion by the way: a pixel stays when every pixel along it from there is changed.
     along = cv2.erode(
         changed.astype(np.uint8), way, anchor=start, borderType=cv2.BORDER_CONSTANT, borderValue=0

@@ -243,7 +243,7 @@ class Prepared:
         empty_grey: NDArray[np.float32],
         flicker: NDArray[np.bool_] | None,
         overhead: Overhead | None,
-        shadow_offset: tuple[float, float] = (0.0, 0.0),
+        shadow_offset: tuple[float, float],
     ) -> None:
         self.reference = reference
         self.means = means

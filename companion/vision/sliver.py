@@ -42,13 +42,13 @@ colour for shadow: a strip counted as a cube needs to be clearly none.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import ceil
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from companion.core.cubes import COLOURS, Colour
+from companion.vision.arrays import segment_kernel
 from companion.vision.closer import SCALE, closer_look
 from companion.vision.colours import (
     HARD_PAIRS,
@@ -100,7 +100,7 @@ FLOOR_SHADE_GAP = 20.0
 # Only where a found cube's shadow can fall is the floor in shade taken for shadow: the cube
 # (the pixels of its colour round its centre, at any lightness) slid along its shadow offset
 # up to SHADOW_LENGTH times it (a cube resting on another throws it twice as far), and grown
-# by SHADOW_MARGIN closer-look pixels (a view pixel) for the shadow's soft edge. Beyond, a
+# by about SHADOW_MARGIN closer-look pixels (a view pixel) for its soft edge. Beyond, a
 # patch in the floor's colour in shade is no shadow: on a beige floor a brown sliver under a
 # green cube is exactly that colour.
 SHADOW_LENGTH = 2.0
@@ -253,18 +253,17 @@ def _shadow_reach(
     `side` is a cube's side in its pixels): the cube looked round (`own`, its pixels) and the
     discs of the `others` (view pixels), slid along `offset` (view pixels) up to SHADOW_LENGTH
     times it, grown by SHADOW_MARGIN."""
-    dx, dy = SHADOW_LENGTH * SCALE * offset[0], SHADOW_LENGTH * SCALE * offset[1]
-    pad = ceil(max(abs(dx), abs(dy))) + SHADOW_MARGIN
+    dx = round(SHADOW_LENGTH * SCALE * offset[0])
+    dy = round(SHADOW_LENGTH * SCALE * offset[1])
+    pad = max(abs(dx), abs(dy)) + SHADOW_MARGIN
     # (Padded: a cube just beyond the look may throw its shadow into it.)
     height, width = own.shape
     padded = to_look + np.array([[0.0, 0.0, pad], [0.0, 0.0, pad]])
     casters = _discs(others, padded, (height + 2 * pad, width + 2 * pad), OTHER_RADIUS * side)
     casters[pad : pad + height, pad : pad + width] |= own
-    # Dilating by a thick segment slides the mask along it (the segment points back: OpenCV
-    # takes each pixel's maximum over the kernel laid round it).
-    kernel = np.zeros((2 * pad + 1, 2 * pad + 1), np.uint8)
-    cv2.line(kernel, (pad, pad), (round(pad - dx), round(pad - dy)), 1, 2 * SHADOW_MARGIN + 1)
-    reach = cv2.dilate(casters.astype(np.uint8), kernel)[pad : pad + height, pad : pad + width]
+    kernel, anchor = segment_kernel(-dx, -dy, 2 * SHADOW_MARGIN + 1)
+    slid = cv2.dilate(casters.astype(np.uint8), kernel, anchor=anchor)
+    reach = slid[pad : pad + height, pad : pad + width]
     return reach.astype(np.bool_)
 
 

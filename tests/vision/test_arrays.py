@@ -6,7 +6,14 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.arrays import all_channels, box_around, channel_medians, pixels_at, regions
+from companion.vision.arrays import (
+    all_channels,
+    box_around,
+    channel_medians,
+    pixels_at,
+    regions,
+    segment_kernel,
+)
 
 
 @pytest.mark.parametrize("share", [0.0, 0.002, 0.05, 0.4, 1.0])
@@ -55,3 +62,24 @@ def test_channel_medians_are_numpys(count: int) -> None:
     result = channel_medians(pixels)
     assert result.dtype == expected.dtype
     assert np.array_equal(result, expected)
+
+
+@pytest.mark.parametrize(("dx", "dy"), [(7, 0), (-5, 3), (4, -9), (0, 0)])
+def test_a_segment_kernel_slides_a_mask_along_it_and_erodes_what_does_not_hold_the_way(
+    dx: int, dy: int
+) -> None:
+    spot = np.zeros((40, 40), np.uint8)
+    spot[20, 20] = 1
+    # Dilated by the segment reversed, one pixel becomes the segment from it along (dx, dy).
+    kernel, anchor = segment_kernel(-dx, -dy)
+    slid = cv2.dilate(spot, kernel, anchor=anchor)
+    ys, xs = np.nonzero(slid)
+    assert (xs.min(), xs.max()) == (min(20, 20 + dx), max(20, 20 + dx))
+    assert (ys.min(), ys.max()) == (min(20, 20 + dy), max(20, 20 + dy))
+    # Eroded by the segment itself, the slid mask keeps only the pixel it started from.
+    way, start = segment_kernel(dx, dy)
+    kept = cv2.erode(slid, way, anchor=start, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    assert list(zip(*np.nonzero(kept), strict=True)) == [(20, 20)]
+    # Drawn thick, it reaches round both ends.
+    thick, centre = segment_kernel(dx, dy, 5)
+    assert thick[centre[1], max(0, centre[0] - 2)] == 1
