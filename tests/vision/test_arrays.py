@@ -81,5 +81,6 @@ def test_a_segment_kernel_slides_a_mask_along_it_and_erodes_what_does_not_hold_t
     kept = cv2.erode(slid, way, anchor=start, borderType=cv2.BORDER_CONSTANT, borderValue=0)
     assert list(zip(*np.nonzero(kept), strict=True)) == [(20, 20)]
     # Drawn thick, it reaches round both ends.
-    thick, centre = segment_kernel(dx, dy, 5)
-    assert thick[centre[1], max(0, centre[0] - 2)] == 1
+    thick, start = segment_kernel(dx, dy, 5)
+    assert thick[start[1], start[0] - 2] == 1
+    assert thick[start[1] + dy, start[0] + dx + 2] == 1

@@ -260,13 +260,6 @@ def test_a_set_up_drop_covering_most_of_the_floor_is_read_not_lost() -> None:
 # Rendered trays read surely and wrongly: all that reading the 1048 trays of seeds 5-9 of
 # `calibration_set(sub_seed(seed, set-up, condition))` found (the thirtieth session; each
 # tray in four noise frames for seed 5, two for the others, wrong and sure in at least one).
-def _surely_wrong(seed: int, condition: str, index: int, why: str, name: str) -> object:
-    """Test picture `index` of `calibration_set(seed, condition)`, expected to fail for `why`."""
-    return pytest.param(
-        seed, condition, index, marks=pytest.mark.xfail(strict=True, reason=why), id=name
-    )
-
-
 SURELY_WRONG = [
     # Warm light: a black cube against the wall, between a yellow and a red one, in full view
     # (truth: 100% visible) but on a near-black stripe of the striped print. It is still not
@@ -277,14 +270,17 @@ SURELY_WRONG = [
     ),
     # Two black cubes touch, one behind the other, and the near wall's rim hides a third of
     # the one against it (truth: 68% visible). Frames 2 and 3 doubt a hidden white.
-    _surely_wrong(
+    pytest.param(
         1236877461,
         "tilted",
         3,
-        "the pair's changed region is cut off by the near wall's rim: 1.1 times the area one "
-        "lone cube changes, under the 1.3 that makes a lone cube's region doubtful, and only "
-        "one cube is found in it",
-        "two black cubes against the near wall read as one",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="the pair's changed region is cut off by the near wall's rim: 1.1 times the "
+            "area one lone cube changes, under the 1.3 that makes a lone cube's region "
+            "doubtful, and only one cube is found in it",
+        ),
+        id="two black cubes against the near wall read as one",
     ),
     # A green cube rests on a brown one, which shows 23% of itself beside it: on the beige
     # tray, in the floor's very colour in shade, but on the side the light throws no shadow
